@@ -1,0 +1,157 @@
+"""Snippets: doctest transcripts in `snippets/`, run in a page's namespace and checked.
+
+A snippet is a `.pycon` file holding `>>>` examples and, below each, the output it must
+print. The same function, `run_snippet`, serves the MkDocs build (which shows the real
+output) and the Sybil tests (which fail on any difference), so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import doctest
+import io
+import re
+import sys
+import traceback
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+# ELLIPSIS lets an expected error be compared on a stable prefix: torch rewords its
+# messages between releases, so a snippet stores "RuntimeError: Trying to ... second time...".
+OPTIONFLAGS = doctest.ELLIPSIS
+
+# A fence that runs a snippet: ```pycon exec="on" file="snippets/....pycon"```
+FENCE_RE = re.compile(
+    r'^(?P<indent>[ \t]*)```pycon\b(?P<options>[^\n]*\bexec=[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$',
+    re.MULTILINE | re.DOTALL,
+)
+FILE_OPTION_RE = re.compile(r'\bfile="(?P<path>[^"]*)"')
+# Any mention of a snippet file in a page, fenced or not: what the coverage test compares with.
+SNIPPET_MENTION_RE = re.compile(r"snippets/[\w./-]+\.pycon")
+
+
+class SnippetError(Exception):
+    """A snippet did not behave as its stored transcript says; the message names where."""
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One snippet file, parsed into doctest examples."""
+
+    path: str  # relative to the repository root, as written in the page
+    examples: tuple[doctest.Example, ...]
+
+    @classmethod
+    def load(cls, root: Path, path: str, *, page: str) -> Snippet:
+        file = root / path
+        if not path.startswith("snippets/") or not file.is_file():
+            raise SnippetError(f"{page}: snippet file {path!r} does not exist")
+        text = file.read_text(encoding="utf-8")
+        examples = doctest.DocTestParser().get_examples(text, name=path)
+        if not examples:
+            raise SnippetError(f"{path} (used by {page}): no '>>>' examples found")
+        return cls(path, tuple(examples))
+
+
+@dataclass(frozen=True)
+class ExampleRun:
+    """One example as executed: the reader sees `source` followed by `output`."""
+
+    example: doctest.Example
+    output: str
+
+    @property
+    def source(self) -> str:
+        return self.example.source
+
+
+def location(snippet: Snippet, example: doctest.Example) -> str:
+    return f"{snippet.path}:{example.lineno + 1}"
+
+
+def run_snippet(snippet: Snippet, namespace: dict[str, Any], *, page: str) -> list[ExampleRun]:
+    """Run every example in `namespace`; raise SnippetError at the first that disagrees."""
+    checker = doctest.OutputChecker()
+    runs: list[ExampleRun] = []
+    for example in snippet.examples:
+        where = f"{location(snippet, example)} (used by {page})"
+        stdout, error = _execute(snippet.path, example, namespace)
+        if error is not None and example.exc_msg is None:
+            raise SnippetError(
+                f"{where}: unexpected exception\n{_format_unexpected(snippet.path, error)}"
+            )
+        if error is None and example.exc_msg is not None:
+            raise SnippetError(
+                f"{where}: expected an exception, none was raised\n"
+                + _diff(example.want, stdout)
+            )
+        if error is None:
+            if not checker.check_output(example.want, stdout, OPTIONFLAGS):
+                raise SnippetError(
+                    f"{where}: output differs from the transcript\n" + _diff(example.want, stdout)
+                )
+            runs.append(ExampleRun(example, stdout))
+            continue
+        # An expected exception: compare its last line(s) and show it the way Python does.
+        exc_msg = "".join(traceback.format_exception_only(type(error), error))
+        if not checker.check_output(example.exc_msg, exc_msg, OPTIONFLAGS):
+            raise SnippetError(
+                f"{where}: raised a different exception\n" + _diff(example.exc_msg, exc_msg)
+            )
+        runs.append(ExampleRun(example, f"{stdout}Traceback (most recent call last):\n  ...\n{exc_msg}"))
+    return runs
+
+
+def transcript(runs: list[ExampleRun]) -> str:
+    """The checked session as the reader sees it in a Python console."""
+    lines: list[str] = []
+    for run in runs:
+        source_lines = run.source.rstrip("\n").split("\n")
+        lines.append(">>> " + source_lines[0])
+        lines.extend("... " + line for line in source_lines[1:])
+        if len(source_lines) > 1:
+            lines.append("...")
+        lines.extend(run.output.rstrip("\n").split("\n") if run.output else [])
+    return "\n".join(lines)
+
+
+def _execute(
+    path: str, example: doctest.Example, namespace: dict[str, Any]
+) -> tuple[str, BaseException | None]:
+    # Padding with newlines makes tracebacks point at the snippet file's own line numbers.
+    code = compile("\n" * example.lineno + example.source, path, "single", dont_inherit=True)
+    namespace.setdefault("__builtins__", builtins)
+    buffer = io.StringIO()
+    error: BaseException | None = None
+    saved_displayhook = sys.displayhook
+    sys.displayhook = sys.__displayhook__  # echo expression values like the real console
+    try:
+        with redirect_stdout(buffer):
+            exec(code, namespace)
+    except Exception as exc:
+        error = exc
+    finally:
+        sys.displayhook = saved_displayhook
+    return buffer.getvalue(), error
+
+
+def _format_unexpected(path: str, error: BaseException) -> str:
+    # Drop the runner's own frames: the reader needs the snippet line and what it called.
+    tb: TracebackType | None = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != path:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(error), error, tb))
+
+
+def _diff(expected: str, actual: str) -> str:
+    lines = difflib.unified_diff(
+        expected.splitlines(keepends=True),
+        actual.splitlines(keepends=True),
+        fromfile="expected (stored in the snippet)",
+        tofile="actual (printed now)",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

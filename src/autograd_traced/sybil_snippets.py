@@ -1,0 +1,74 @@
+"""Sybil parser: each snippet fence of a Markdown page becomes one pytest item.
+
+The page is the Sybil document, so its snippets share one namespace and run in page order,
+exactly as in the build. Running one item alone (`-k`) first runs the snippets before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from sybil import Document, Example, Region
+
+from autograd_traced.snippets import (
+    FENCE_RE,
+    FILE_OPTION_RE,
+    Snippet,
+    SnippetError,
+    run_snippet,
+)
+
+_PROGRESS_KEY = "__snippets_run__"  # how many of the page's snippets ran in this namespace
+
+
+@dataclass(frozen=True)
+class PageSnippet:
+    page: str
+    paths: tuple[str, ...]  # every snippet of the page, in order
+    index: int  # which of them this item checks
+
+    @property
+    def path(self) -> str:
+        return self.paths[self.index]
+
+
+@dataclass
+class ExecutionLog:
+    """What the test session executed, for the summary and the zero-examples guard."""
+
+    snippets: int = 0
+    examples: int = 0
+
+
+EXECUTED = ExecutionLog()
+
+
+class SnippetFenceParser:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        page = Path(document.path).relative_to(self.root).as_posix()
+        fences = list(FENCE_RE.finditer(document.text))
+        paths = tuple(
+            match.group("path") if (match := FILE_OPTION_RE.search(fence.group("options"))) else ""
+            for fence in fences
+        )
+        for index, fence in enumerate(fences):
+            yield Region(fence.start(), fence.end(), PageSnippet(page, paths, index), self.evaluate)
+
+    def evaluate(self, example: Example) -> str | None:
+        item: PageSnippet = example.parsed
+        namespace = example.namespace
+        try:
+            for index in range(namespace.get(_PROGRESS_KEY, 0), item.index + 1):
+                snippet = Snippet.load(self.root, item.paths[index], page=item.page)
+                runs = run_snippet(snippet, namespace, page=item.page)
+                namespace[_PROGRESS_KEY] = index + 1
+                EXECUTED.snippets += 1
+                EXECUTED.examples += len(runs)
+        except SnippetError as exc:
+            return str(exc)
+        return None
