@@ -1,5 +1,11 @@
 """SuperFences custom fences that execute at build time, one namespace per page.
 
+- ```pycon exec="on" file="snippets/..." [trace="on"]```: run a snippet, show its checked
+  transcript (and, with `trace`, a table of the state after each line).
+- ```autograd-graph exec="on" of="loss" direction="forward|backward"```: draw the graph
+  PyTorch recorded for a variable of the page's program, as inline SVG.
+- ```diagram exec="on" file="docs/diagrams/....dot"```: a hand-made diagram, as inline SVG.
+
 markdown-exec's own sessions are global and survive `mkdocs serve` rebuilds, so the page
 namespace lives here instead: `begin_page` (called by the MkDocs hook) starts it afresh.
 Errors go through markdown-exec's `ExecutionError`, which logs a warning that makes
@@ -8,15 +14,20 @@ Errors go through markdown-exec's `ExecutionError`, which logs a warning that ma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import torch
 from markdown import Markdown
-from markdown_exec import ExecutionError, base_format
+from markdown_exec import ExecutionError, base_format, code_block, tabbed
 
+from autograd_traced.diagrams import diagram_svg
+from autograd_traced.graph import graph_svg
 from autograd_traced.snippets import Snippet, SnippetError, run_snippet, transcript
+from autograd_traced.state_table import StateTable
 
 
 @dataclass
@@ -26,7 +37,11 @@ class PageState:
     root: Path
     page: str  # e.g. "docs/computing-gradients.md"
     namespace: dict[str, Any] = field(default_factory=lambda: {"__name__": "__main__"})
-    rendered: list[str] = field(default_factory=list)  # snippet paths the fences ran, in order
+    ran: list[str] = field(default_factory=list)  # one entry per executable fence, in order
+
+    def next_id(self, kind: str) -> str:
+        # Ids unique on the page and identical from build to build.
+        return f"{kind}-{len(self.ran)}"
 
 
 _state: PageState | None = None
@@ -51,10 +66,10 @@ def validate(
     attrs: dict[str, Any],
     md: Markdown,
 ) -> bool:
-    """Take a fence only when it asks to execute; every other option is kept for `format`.
+    """Take a fence only when it asks to execute; every other option is kept for the formatter.
 
     Unknown options are not rejected here, because a rejected fence silently renders as plain
-    code; `format` reports them as an error instead.
+    code; the formatter reports them as an error instead.
     """
     if "exec" not in inputs:
         return False
@@ -63,44 +78,102 @@ def validate(
     return True
 
 
-def format_pycon(
-    src: str,
-    language: str,
-    css_class: str,
-    options: dict[str, Any],
-    md: Markdown,
-    **kwargs: Any,
+Runner = Callable[[PageState, dict[str, str]], str]
+
+
+def _formatter(
+    language: str, allowed: set[str], runner: Runner, *, html: bool = False
+) -> Callable[..., str]:
+    def format_fence(
+        src: str, language_: str, css_class: str, options: dict[str, Any], md: Markdown, **_: Any
+    ) -> str:
+        state = current_page()
+        label = options.get("file") or options.get("of") or language
+        run = partial(_checked_run, state=state, options=options, allowed=allowed, runner=runner)
+        return base_format(
+            language=language,
+            run=run,
+            code=src,
+            md=md,
+            html=html,
+            id=label,
+            id_prefix=state.next_id("exec") + "-",
+        )
+
+    return format_fence
+
+
+def _checked_run(
+    code: str,
+    *,
+    state: PageState,
+    options: dict[str, str],
+    allowed: set[str],
+    runner: Runner,
+    **_: Any,
 ) -> str:
-    """Render ```pycon exec="on" file="snippets/..."```: the checked transcript of the file."""
-    state = current_page()
-    path = options.get("file", "")
-    return base_format(
-        language="pycon",
-        run=partial(_run_pycon, state=state, options=options),
-        code=src,
-        md=md,
-        id=path or "pycon",
-        id_prefix=f"{Path(path).stem}-",
-    )
-
-
-def _run_pycon(code: str, *, state: PageState, options: dict[str, Any], **_: Any) -> str:
-    unknown = sorted(set(options) - {"exec", "file"})
-    path = options.get("file", "")
+    state.ran.append(options.get("file") or options.get("of", ""))
+    unknown = sorted(set(options) - allowed - {"exec"})
     if unknown or options["exec"] != "on" or code.strip():
         raise _error(
-            f"{state.page}: a pycon fence takes exactly exec=\"on\" file=\"snippets/...\" and an "
-            f"empty body (got options {sorted(options)}, body {code.strip()[:40]!r})"
+            f"{state.page}: this fence takes exec=\"on\" and {sorted(allowed)} with an empty body "
+            f"(got options {options}, body {code.strip()[:40]!r})"
         )
-    state.rendered.append(path)
     try:
-        snippet = Snippet.load(state.root, path, page=state.page)
-        runs = run_snippet(snippet, state.namespace, page=state.page)
+        return runner(state, options)
     except SnippetError as exc:
         raise _error(str(exc)) from exc
-    return f'````pycon title="{path}"\n{transcript(runs)}\n````'
+
+
+def _run_pycon(state: PageState, options: dict[str, str]) -> str:
+    path = options.get("file", "")
+    snippet = Snippet.load(state.root, path, page=state.page)
+    table = StateTable()
+    table.start(state.namespace)
+    trace = options.get("trace") == "on"
+    runs = run_snippet(
+        snippet, state.namespace, page=state.page, observe=table.observe if trace else None
+    )
+    console = code_block("pycon", transcript(runs), title=path)
+    if not trace:
+        return console
+    return tabbed(("Console", console), ("State after each line", table.markdown()))
+
+
+def _run_graph(state: PageState, options: dict[str, str]) -> str:
+    name = options.get("of", "")
+    root = state.namespace.get(name)
+    if not isinstance(root, torch.Tensor) or root.grad_fn is None:
+        raise SnippetError(f"{state.page}: {name!r} is not a tensor with a recorded graph")
+    direction = options.get("direction", "backward")
+    if direction not in ("forward", "backward"):
+        raise SnippetError(f"{state.page}: direction must be forward or backward")
+    alt = options.get("alt") or (
+        f"The {direction} graph PyTorch recorded for {name}"
+        + (", from the inputs up to the loss" if direction == "forward" else ", from the loss down")
+    )
+    svg = graph_svg(
+        root, state.namespace, alt=alt, direction=direction, id_prefix=state.next_id("graph")
+    )
+    return _figure(svg)
+
+
+def _run_diagram(state: PageState, options: dict[str, str]) -> str:
+    path = state.root / options.get("file", "")
+    if not path.is_file():
+        raise SnippetError(f"{state.page}: diagram source {options.get('file')!r} does not exist")
+    return _figure(diagram_svg(path, id_prefix=state.next_id("diagram")))
+
+
+def _figure(svg: str) -> str:
+    return f'<figure class="autograd-diagram">\n{svg}\n</figure>'
 
 
 def _error(message: str) -> ExecutionError:
     # markdown-exec strips these fences in the log and renders them as a code block on the page.
     return ExecutionError(f"```text\n{message}\n```")
+
+
+format_pycon = _formatter("pycon", {"file", "trace"}, _run_pycon)
+format_graph = _formatter("autograd-graph", {"of", "direction", "alt"}, _run_graph, html=True)
+format_diagram = _formatter("diagram", {"file"}, _run_diagram, html=True)

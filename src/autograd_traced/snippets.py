@@ -14,6 +14,7 @@ import io
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ FENCE_RE = re.compile(
     r'^(?P<indent>[ \t]*)```pycon\b(?P<options>[^\n]*\bexec=[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$',
     re.MULTILINE | re.DOTALL,
 )
+# Any fence that asks to execute, whatever its language: what the build checks actually ran.
+EXEC_FENCE_RE = re.compile(r"^[ \t]*```+[ \t]*[\w-]+[^\n]*\bexec=[^\n]*$", re.MULTILINE)
 FILE_OPTION_RE = re.compile(r'\bfile="(?P<path>[^"]*)"')
 # Any mention of a snippet file in a page, fenced or not: what the coverage test compares with.
 SNIPPET_MENTION_RE = re.compile(r"snippets/[\w./-]+\.pycon")
@@ -73,8 +76,16 @@ def location(snippet: Snippet, example: doctest.Example) -> str:
     return f"{snippet.path}:{example.lineno + 1}"
 
 
-def run_snippet(snippet: Snippet, namespace: dict[str, Any], *, page: str) -> list[ExampleRun]:
-    """Run every example in `namespace`; raise SnippetError at the first that disagrees."""
+Observer = Callable[[doctest.Example, dict[str, Any]], None]
+
+
+def run_snippet(
+    snippet: Snippet, namespace: dict[str, Any], *, page: str, observe: Observer | None = None
+) -> list[ExampleRun]:
+    """Run every example in `namespace`; raise SnippetError at the first that disagrees.
+
+    `observe` is called after each example that behaved as its transcript says.
+    """
     checker = doctest.OutputChecker()
     runs: list[ExampleRun] = []
     for example in snippet.examples:
@@ -95,14 +106,17 @@ def run_snippet(snippet: Snippet, namespace: dict[str, Any], *, page: str) -> li
                     f"{where}: output differs from the transcript\n" + _diff(example.want, stdout)
                 )
             runs.append(ExampleRun(example, stdout))
-            continue
-        # An expected exception: compare its last line(s) and show it the way Python does.
-        exc_msg = "".join(traceback.format_exception_only(type(error), error))
-        if not checker.check_output(example.exc_msg, exc_msg, OPTIONFLAGS):
-            raise SnippetError(
-                f"{where}: raised a different exception\n" + _diff(example.exc_msg, exc_msg)
-            )
-        runs.append(ExampleRun(example, f"{stdout}Traceback (most recent call last):\n  ...\n{exc_msg}"))
+        else:
+            # An expected exception: compare its last line(s) and show it the way Python does.
+            exc_msg = "".join(traceback.format_exception_only(type(error), error))
+            if not checker.check_output(example.exc_msg, exc_msg, OPTIONFLAGS):
+                raise SnippetError(
+                    f"{where}: raised a different exception\n" + _diff(example.exc_msg, exc_msg)
+                )
+            shown = f"{stdout}Traceback (most recent call last):\n  ...\n{exc_msg}"
+            runs.append(ExampleRun(example, shown))
+        if observe is not None:
+            observe(example, namespace)
     return runs
 
 
@@ -113,7 +127,7 @@ def transcript(runs: list[ExampleRun]) -> str:
         source_lines = run.source.rstrip("\n").split("\n")
         lines.append(">>> " + source_lines[0])
         lines.extend("... " + line for line in source_lines[1:])
-        if len(source_lines) > 1:
+        if source_lines[0].endswith(":"):  # a compound statement ends with an empty prompt
             lines.append("...")
         lines.extend(run.output.rstrip("\n").split("\n") if run.output else [])
     return "\n".join(lines)

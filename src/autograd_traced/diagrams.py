@@ -1,0 +1,36 @@
+"""Hand-made diagrams: Graphviz sources in docs/diagrams/, rendered like the generated graphs.
+
+Each ``.dot`` file starts with one comment line that gives its alt text::
+
+    // alt: What a reader who cannot see the picture needs to know.
+
+``diagram_svg`` renders the file with ``graph.render_svg``, so it gets the same clean-up and
+CSS classes as the autograd graphs: give nodes and edges a ``class`` from
+docs/stylesheets/diagrams.css (``ag-step``, ``ag-ok``, ``ag-error``, ...) rather than colours, and
+use the marker colours of ``graph.TEXT_CLASSES`` for text that needs a class of its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograd_traced.graph import render_svg
+
+ALT_PREFIX = "// alt:"
+
+
+def diagram_alt(source: str) -> str | None:
+    """The alt text from a `// alt: ...` first line, if there is one."""
+    first_line = source.lstrip().partition("\n")[0].strip()
+    if first_line.startswith(ALT_PREFIX):
+        return first_line.removeprefix(ALT_PREFIX).strip() or None
+    return None
+
+
+def diagram_svg(path: Path, *, alt: str | None = None, id_prefix: str | None = None) -> str:
+    """Render a .dot file to inline SVG; ids are prefixed with the file's stem by default."""
+    source = path.read_text(encoding="utf-8")
+    alt = alt or diagram_alt(source)
+    if not alt:
+        raise ValueError(f"{path}: no alt text: pass alt= or begin with '{ALT_PREFIX} ...'")
+    return render_svg(source, alt=alt, id_prefix=id_prefix or path.stem)

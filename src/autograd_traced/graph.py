@@ -1,0 +1,402 @@
+"""Walk the graph autograd recorded for a tensor and draw it as an inline, theme-aware SVG.
+
+``walk`` follows ``grad_fn`` and ``next_functions`` from a root tensor (usually ``loss``) and
+returns a small frozen ``Graph``. ``to_dot`` turns it into Graphviz DOT, ``render_svg`` runs
+``dot -Tsvg`` and post-processes the SVG so it can be pasted into a page: no XML prolog or
+comments (they carry the Graphviz version), no fixed size, no white background, colours taken
+from ``currentColor`` and CSS classes (styled by ``docs/stylesheets/diagrams.css``), prefixed ids
+and an accessible name.
+
+What counts as a saved value: a ``_saved_*`` attribute of a backward node whose value is a tensor
+(or a tuple of tensors, listed as ``name[i]``). ``None`` entries (for example
+``MulBackward0._saved_other`` when the other factor needs no gradient) and plain numbers or sizes
+(``AddBackward0._saved_alpha``, ``SumBackward0._saved_self_sym_sizes``) are not tensors autograd
+frees, so they are left out. Nodes of custom ``torch.autograd.Function`` classes keep their
+tensors in ``ctx.saved_tensors`` instead and show no saved values.
+
+Untracked tensors (``requires_grad=False``, such as ``x1`` and ``y``) are not nodes of the autograd
+graph. They are found through the op nodes that saved them, so they are drawn only while those
+saved values are still there: once freed, autograd no longer knows which tensor it had saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import shutil
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+
+NodeKind = Literal["output", "op", "leaf", "input"]
+EdgeKind = Literal["next", "saved"]
+Direction = Literal["forward", "backward"]
+
+FONT = "DejaVu Sans"
+
+# Substring of the RuntimeError torch raises when a freed saved tensor is read.
+_FREED_MESSAGE = "after they have already been freed"
+
+# Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
+# CSS class, so the palette lives in diagrams.css and follows the light/dark scheme.
+TEXT_CLASSES: dict[str, str] = {
+    "#546e7a": "ag-saved-value",
+    "#b00020": "ag-freed",
+    "#00796b": "ag-requires-grad",
+}
+_SAVED_COLOUR, _FREED_COLOUR, _REQUIRES_GRAD_COLOUR = TEXT_CLASSES
+
+
+@dataclass(frozen=True)
+class Saved:
+    """One tensor a backward node kept for its gradient formula."""
+
+    attr: str  # attribute name without the `_saved_` prefix, e.g. "result", "self"
+    name: str | None  # variable in `names` holding the same tensor, e.g. "a"
+    value: str | None  # formatted value; None when freed
+    freed: bool = False
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str  # n0, n1, ... in walk order
+    kind: NodeKind
+    label: str  # op name ("SigmoidBackward0") or variable name ("w1", "loss")
+    value: str | None = None  # formatted tensor value for output, leaf and input nodes
+    saved: tuple[Saved, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An edge in the direction autograd walks: from the loss side towards the leaves."""
+
+    source: str
+    target: str
+    kind: EdgeKind  # "next": a next_functions entry; "saved": an op saved this untracked input
+
+
+@dataclass(frozen=True)
+class Graph:
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+
+    def node(self, label: str) -> Node:
+        """The first node with this label (walk order)."""
+        for node in self.nodes:
+            if node.label == label:
+                return node
+        raise KeyError(label)
+
+    def labelled_edges(self) -> list[tuple[str, str, EdgeKind]]:
+        """Edges as (source label, target label, kind), in walk order."""
+        labels = {node.id: node.label for node in self.nodes}
+        return [(labels[e.source], labels[e.target], e.kind) for e in self.edges]
+
+
+def format_value(tensor: torch.Tensor) -> str:
+    """Scalars as `1.1000`; up to four elements as a list; larger tensors by shape."""
+    t = tensor.detach()
+    if t.dim() == 0:
+        return _format_number(t.item())
+    if t.numel() <= 4:
+        return "[" + ", ".join(_format_number(v) for v in t.flatten().tolist()) + "]"
+    return f"tensor of shape {tuple(t.shape)}"
+
+
+def _format_number(value: float | int | bool) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def _tensor_names(names: Mapping[str, object]) -> list[tuple[str, torch.Tensor]]:
+    return [(k, v) for k, v in names.items() if isinstance(v, torch.Tensor)]
+
+
+def _name_of(tensor: torch.Tensor, named: list[tuple[str, torch.Tensor]]) -> str | None:
+    """Identity first; then same memory, shape and dtype, because unpacking a saved tensor can
+    give a new Python object (e.g. SigmoidBackward0's result is `a` but not `a` itself)."""
+    for name, value in named:
+        if value is tensor:
+            return name
+    for name, value in named:
+        if (
+            value.data_ptr() == tensor.data_ptr()
+            and value.data_ptr() != 0
+            and value.shape == tensor.shape
+            and value.stride() == tensor.stride()
+            and value.dtype == tensor.dtype
+        ):
+            return name
+    return None
+
+
+def _saved_tensors(fn: Any) -> Iterator[tuple[str, torch.Tensor | None]]:
+    """(attr, tensor) for each saved tensor of `fn`; tensor is None when it was freed."""
+    for attr in sorted(a for a in dir(fn) if a.startswith("_saved_")):
+        short = attr.removeprefix("_saved_")
+        try:
+            value = getattr(fn, attr)
+        except RuntimeError as error:
+            if _FREED_MESSAGE not in str(error):
+                raise
+            yield short, None
+            continue
+        if isinstance(value, torch.Tensor):
+            yield short, value
+        elif isinstance(value, tuple | list):
+            for i, item in enumerate(value):
+                if isinstance(item, torch.Tensor):
+                    yield f"{short}[{i}]", item
+
+
+def walk(root: torch.Tensor, names: Mapping[str, object]) -> Graph:
+    """Breadth-first walk from `root.grad_fn`, each backward node once, in next_functions order.
+
+    `names` is the namespace the program ran in; tensors are labelled by the variable holding
+    them. Ids: n0 is the root tensor, then the backward nodes in walk order, then the untracked
+    inputs in the order they were found.
+    """
+    named = _tensor_names(names)
+    output = Node("n0", "output", _name_of(root, named) or "output", format_value(root))
+    if root.grad_fn is None:
+        return Graph((output,), ())
+
+    # Keyed by id() only while walking: the ids we emit are walk positions.
+    order: list[Any] = []
+    fn_ids: dict[int, str] = {}
+    queue: deque[Any] = deque([root.grad_fn])
+    while queue:
+        fn = queue.popleft()
+        if id(fn) in fn_ids:
+            continue
+        fn_ids[id(fn)] = f"n{len(order) + 1}"
+        order.append(fn)
+        queue.extend(next_fn for next_fn, _ in fn.next_functions if next_fn is not None)
+
+    nodes: list[Node] = [output]
+    inputs: list[Node] = []
+    input_ids: dict[object, str] = {}
+    edges: list[Edge] = [Edge("n0", fn_ids[id(root.grad_fn)], "next")]
+    for fn in order:
+        node_id = fn_ids[id(fn)]
+        variable = getattr(fn, "variable", None)
+        if isinstance(variable, torch.Tensor):  # AccumulateGrad: stands for the leaf it feeds
+            label = _name_of(variable, named) or "leaf"
+            nodes.append(Node(node_id, "leaf", label, format_value(variable)))
+        else:
+            saved, saved_inputs = _describe_saved(fn, named)
+            nodes.append(Node(node_id, "op", fn.name(), saved=saved))
+            for key, label, value in saved_inputs:
+                if key not in input_ids:
+                    input_ids[key] = f"n{len(order) + 1 + len(inputs)}"
+                    inputs.append(Node(input_ids[key], "input", label, value))
+                edges.append(Edge(node_id, input_ids[key], "saved"))
+        # None stands for an input that needs no gradient: autograd has no node for it.
+        edges.extend(
+            Edge(node_id, fn_ids[id(next_fn)], "next")
+            for next_fn, _ in fn.next_functions
+            if next_fn is not None
+        )
+    return Graph((*nodes, *inputs), tuple(edges))
+
+
+def _describe_saved(
+    fn: Any, named: list[tuple[str, torch.Tensor]]
+) -> tuple[tuple[Saved, ...], list[tuple[object, str, str]]]:
+    """Saved entries of an op node, plus (key, label, value) for each untracked input it saved."""
+    saved: list[Saved] = []
+    inputs: list[tuple[object, str, str]] = []
+    for attr, tensor in _saved_tensors(fn):
+        if tensor is None:
+            saved.append(Saved(attr, None, None, freed=True))
+            continue
+        name = _name_of(tensor, named)
+        value = format_value(tensor)
+        saved.append(Saved(attr, name, value))
+        if not tensor.requires_grad:
+            key: object = name or (tensor.data_ptr(), tuple(tensor.shape), tensor.dtype)
+            inputs.append((key, name or "input", value))
+    return tuple(saved), inputs
+
+
+# --- DOT ---------------------------------------------------------------------------------------
+
+_DOT_HEADER = f"""\
+  graph [fontname="{FONT}", nodesep=0.45, ranksep=0.5, pad=0.15];
+  node [fontname="{FONT}", fontsize=13, shape=box, style=rounded, margin="0.22,0.1"];
+  edge [fontname="{FONT}", fontsize=11, arrowsize=0.8];"""
+
+
+def _html(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _line(text: str, colour: str, *, size: int = 11, strike: bool = False) -> str:
+    body = f"<S>{_html(text)}</S>" if strike else _html(text)
+    return f'<BR/><FONT POINT-SIZE="{size}" COLOR="{colour}">{body}</FONT>'
+
+
+def _saved_line(entry: Saved) -> str:
+    if entry.freed:
+        return _line(f"saved {entry.attr}: freed", _FREED_COLOUR, strike=True)
+    who = f" ({entry.name})" if entry.name else ""
+    return _line(f"saved {entry.attr}{who} = {entry.value}", _SAVED_COLOUR)
+
+
+def _node_dot(node: Node) -> str:
+    if node.kind == "op":
+        label = f"<B>{_html(node.label)}</B>" + "".join(_saved_line(s) for s in node.saved)
+        attrs = 'class="ag-op"'
+    elif node.kind == "leaf":
+        label = f"<B>{_html(node.label)} = {node.value}</B>"
+        label += _line("requires_grad=True", _REQUIRES_GRAD_COLOUR, size=12)
+        attrs = 'class="ag-leaf", style="rounded,bold", penwidth=2'
+    elif node.kind == "input":
+        label = f"{_html(node.label)} = {node.value}"
+        label += _line("requires_grad=False", _SAVED_COLOUR, size=12)
+        attrs = 'class="ag-input", style="rounded,dashed"'
+    else:
+        label = f"<B>{_html(node.label)} = {node.value}</B>"
+        attrs = 'class="ag-output", shape=oval, penwidth=2'
+    return f"  {node.id} [{attrs}, label=<{label}>];"
+
+
+def to_dot(graph: Graph, *, direction: Direction = "backward") -> str:
+    """DOT source; the loss is on top either way.
+
+    backward: arrows from the loss down to the leaves, the order autograd walks the graph.
+    forward: arrows from leaves and inputs up to the loss, the way the values flowed.
+    """
+    if direction not in ("forward", "backward"):
+        raise ValueError(f"direction must be 'forward' or 'backward', not {direction!r}")
+    forward = direction == "forward"
+    lines = [
+        "digraph autograd {",
+        f"  rankdir={'BT' if forward else 'TB'};",
+        _DOT_HEADER,
+        *(_node_dot(node) for node in graph.nodes),
+    ]
+    for edge in graph.edges:
+        source, target = (edge.target, edge.source) if forward else (edge.source, edge.target)
+        if edge.kind == "next":
+            lines.append(f'  {source} -> {target} [class="ag-next"];')
+        else:
+            # No arrowhead going backward: no gradient flows into an untracked input.
+            tail = "" if forward else ", arrowhead=none"
+            lines.append(f'  {source} -> {target} [class="ag-saved", style=dashed{tail}];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --- SVG ---------------------------------------------------------------------------------------
+
+
+def _dot_command() -> list[str]:
+    dot = shutil.which("dot")
+    if dot:
+        return [dot]
+    # graphviz-pure (PyPI) ships a `dot`-compatible binary named graphviz-pure, no Python API.
+    pure = shutil.which("graphviz-pure") or shutil.which(
+        "graphviz-pure", path=str(Path(sys.executable).parent)
+    )
+    if pure:
+        return [pure]
+    raise RuntimeError(
+        "Graphviz `dot` was not found on PATH. Install Graphviz (Debian/Ubuntu: "
+        "`apt-get install graphviz`, macOS: `brew install graphviz`) or the PyPI package "
+        "`graphviz-pure` (`pip install graphviz-pure`)."
+    )
+
+
+def slugify(text: str) -> str:
+    """A short id-safe slug; a hash suffix keeps different long texts apart."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:32].strip("-")
+    digest = hashlib.sha1(text.encode()).hexdigest()[:6]
+    return f"ag-{words}-{digest}" if words else f"ag-{digest}"
+
+
+def _style_text(match: re.Match[str]) -> str:
+    tag = match.group(0)
+    colour = re.search(r' fill="(#[0-9a-fA-F]{6})"', tag)
+    if colour and colour.group(1).lower() in TEXT_CLASSES:
+        css_class = TEXT_CLASSES[colour.group(1).lower()]
+        return tag.replace(colour.group(0), f' fill="currentColor" class="{css_class}"')
+    if " fill=" not in tag:
+        return tag[:-1] + ' fill="currentColor">'
+    return tag
+
+
+def _font_stack(match: re.Match[str]) -> str:
+    family = match.group(1)
+    generic = "monospace" if "mono" in family.lower() else "sans-serif"
+    return f'font-family="{family}, {generic}"'
+
+
+def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> str:
+    """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
+
+    Ids are prefixed with `id_prefix` (default: a slug of `alt`) so several diagrams can share a
+    page. The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
+    diagram's one <title> is `alt`.
+    """
+    result = subprocess.run(
+        [*_dot_command(), "-Tsvg"],
+        input=dot_source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"dot failed (exit {result.returncode}):\n{result.stderr}")
+    svg = result.stdout
+    svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
+    svg = re.sub(r"<title>.*?</title>", "", svg, flags=re.DOTALL)
+    svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even inside class names
+    # The canvas background: the page's background should show through.
+    svg = re.sub(
+        r'<polygon fill="(?:white|#ffffff|transparent)" stroke="transparent"[^>]*/>', "", svg
+    )
+    svg = re.sub(r'(fill|stroke)="(?:black|#000000)"', r'\1="currentColor"', svg)
+    svg = re.sub(r"<text\b[^>]*>", _style_text, svg)
+    # Layout was measured with DejaVu; a reader without it should still get a similar face.
+    svg = re.sub(r'font-family="([^",]+)"', _font_stack, svg)
+
+    prefix = id_prefix or slugify(alt)
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
+    svg = re.sub(r'(href="#|url\(#)', rf"\1{prefix}-", svg)
+
+    open_tag = re.search(r"<svg\b[^>]*>", svg, flags=re.DOTALL)
+    if open_tag is None:
+        raise RuntimeError(f"dot produced no <svg> element:\n{svg[:200]}")
+    width = re.search(r'\bwidth="([\d.]+)pt"', open_tag.group(0))
+    view_box = re.search(r'viewBox="([^"]+)"', open_tag.group(0))
+    if width is None or view_box is None:
+        raise RuntimeError(f"unexpected <svg> element from dot: {open_tag.group(0)}")
+    max_width = round(float(width.group(1)) * 4 / 3)  # pt -> CSS px: the natural size
+    new_open = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="ag-diagram" viewBox="{view_box.group(1)}"'
+        f' style="max-width: {max_width}px" role="img" aria-label="{html.escape(alt)}">'
+        f"<title>{html.escape(alt, quote=False)}</title>"
+    )
+    body = svg[open_tag.end() :]
+    lines = [line.rstrip() for line in body.splitlines()]
+    # No blank lines: Markdown would end a raw HTML block at one.
+    return new_open + "\n".join(line for line in lines if line).strip()
+
+
+def graph_svg(
+    root: torch.Tensor,
+    names: Mapping[str, object],
+    *,
+    alt: str,
+    direction: Direction = "backward",
+    id_prefix: str,
+) -> str:
+    """walk + to_dot + render_svg."""
+    return render_svg(to_dot(walk(root, names), direction=direction), alt=alt, id_prefix=id_prefix)
