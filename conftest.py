@@ -12,7 +12,20 @@ snippet_pages = Sybil(parsers=[SnippetFenceParser(ROOT)], patterns=["*.md"], pat
 pytest_collect_file = snippet_pages.pytest()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--require-snippets",
+        action="store_true",
+        help="fail the run if no snippet example was executed (guards against 0 collected)",
+    )
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(
         f"snippets: {EXECUTED.snippets} snippet runs, {EXECUTED.examples} examples executed"
     )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if session.config.getoption("--require-snippets") and EXECUTED.examples == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

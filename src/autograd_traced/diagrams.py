@@ -12,19 +12,18 @@ use the marker colours of ``graph.TEXT_CLASSES`` for text that needs a class of 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from autograd_traced.graph import render_svg
 
-ALT_PREFIX = "// alt:"
+_ALT_LINE = re.compile(r"//\s*alt:(.*)")
 
 
 def diagram_alt(source: str) -> str | None:
     """The alt text from a `// alt: ...` first line, if there is one."""
-    first_line = source.lstrip().partition("\n")[0].strip()
-    if first_line.startswith(ALT_PREFIX):
-        return first_line.removeprefix(ALT_PREFIX).strip() or None
-    return None
+    match = _ALT_LINE.fullmatch(source.lstrip().partition("\n")[0].strip())
+    return (match.group(1).strip() or None) if match else None
 
 
 def diagram_svg(path: Path, *, alt: str | None = None, id_prefix: str | None = None) -> str:
@@ -32,5 +31,5 @@ def diagram_svg(path: Path, *, alt: str | None = None, id_prefix: str | None = N
     source = path.read_text(encoding="utf-8")
     alt = alt or diagram_alt(source)
     if not alt:
-        raise ValueError(f"{path}: no alt text: pass alt= or begin with '{ALT_PREFIX} ...'")
+        raise ValueError(f"{path}: no alt text: pass alt= or begin with '// alt: ...'")
     return render_svg(source, alt=alt, id_prefix=id_prefix or path.stem)

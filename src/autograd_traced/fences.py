@@ -116,7 +116,7 @@ def _checked_run(
     unknown = sorted(set(options) - allowed - {"exec"})
     if unknown or options["exec"] != "on" or code.strip():
         raise _error(
-            f"{state.page}: this fence takes exec=\"on\" and {sorted(allowed)} with an empty body "
+            f'{state.page}: this fence takes exec="on" and {sorted(allowed)} with an empty body '
             f"(got options {options}, body {code.strip()[:40]!r})"
         )
     try:

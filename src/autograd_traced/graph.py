@@ -46,12 +46,15 @@ _FREED_MESSAGE = "after they have already been freed"
 
 # Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
 # CSS class, so the palette lives in diagrams.css and follows the light/dark scheme.
+# (They are still sensible colours for a plain `dot -Tpng` preview.)
+_SAVED_COLOUR = "#546e7a"
+_FREED_COLOUR = "#b00020"
+_REQUIRES_GRAD_COLOUR = "#00796b"
 TEXT_CLASSES: dict[str, str] = {
-    "#546e7a": "ag-saved-value",
-    "#b00020": "ag-freed",
-    "#00796b": "ag-requires-grad",
+    _SAVED_COLOUR: "ag-saved-value",
+    _FREED_COLOUR: "ag-freed",
+    _REQUIRES_GRAD_COLOUR: "ag-requires-grad",
 }
-_SAVED_COLOUR, _FREED_COLOUR, _REQUIRES_GRAD_COLOUR = TEXT_CLASSES
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,9 @@ def _format_number(value: float | int | bool) -> str:
 
 
 def _tensor_names(names: Mapping[str, object]) -> list[tuple[str, torch.Tensor]]:
-    return [(k, v) for k, v in names.items() if isinstance(v, torch.Tensor)]
+    """Tensors in `names`, public names first: `_` may hold the last result in a REPL."""
+    tensors = [(k, v) for k, v in names.items() if isinstance(v, torch.Tensor)]
+    return sorted(tensors, key=lambda item: item[0].startswith("_"))
 
 
 def _name_of(tensor: torch.Tensor, named: list[tuple[str, torch.Tensor]]) -> str | None:
@@ -237,16 +242,17 @@ def _html(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _line(text: str, colour: str, *, size: int = 11, strike: bool = False) -> str:
-    body = f"<S>{_html(text)}</S>" if strike else _html(text)
+def _line(body: str, colour: str, *, size: int = 11) -> str:
+    """A smaller, coloured line under a node's title; `body` is already HTML-escaped."""
     return f'<BR/><FONT POINT-SIZE="{size}" COLOR="{colour}">{body}</FONT>'
 
 
 def _saved_line(entry: Saved) -> str:
     if entry.freed:
-        return _line(f"saved {entry.attr}: freed", _FREED_COLOUR, strike=True)
+        # Strike the entry, not the word "freed", which has to stay readable.
+        return _line(f"<S>saved {_html(entry.attr)}</S>: freed", _FREED_COLOUR)
     who = f" ({entry.name})" if entry.name else ""
-    return _line(f"saved {entry.attr}{who} = {entry.value}", _SAVED_COLOUR)
+    return _line(_html(f"saved {entry.attr}{who} = {entry.value}"), _SAVED_COLOUR)
 
 
 def _node_dot(node: Node) -> str:
@@ -321,6 +327,12 @@ def slugify(text: str) -> str:
     return f"ag-{words}-{digest}" if words else f"ag-{digest}"
 
 
+# The canvas Graphviz paints first (Graphviz 2.x: stroke transparent; graphviz-pure: none).
+_BACKGROUND = re.compile(
+    r'<polygon fill="(?:white|#ffffff|transparent)" stroke="(?:transparent|none)"[^>]*/>'
+)
+
+
 def _style_text(match: re.Match[str]) -> str:
     tag = match.group(0)
     colour = re.search(r' fill="(#[0-9a-fA-F]{6})"', tag)
@@ -358,10 +370,7 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
     svg = re.sub(r"<title>.*?</title>", "", svg, flags=re.DOTALL)
     svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even inside class names
-    # The canvas background: the page's background should show through.
-    svg = re.sub(
-        r'<polygon fill="(?:white|#ffffff|transparent)" stroke="transparent"[^>]*/>', "", svg
-    )
+    svg = _BACKGROUND.sub("", svg)  # the page's own background should show through
     svg = re.sub(r'(fill|stroke)="(?:black|#000000)"', r'\1="currentColor"', svg)
     svg = re.sub(r"<text\b[^>]*>", _style_text, svg)
     # Layout was measured with DejaVu; a reader without it should still get a similar face.
@@ -378,10 +387,14 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
     view_box = re.search(r'viewBox="([^"]+)"', open_tag.group(0))
     if width is None or view_box is None:
         raise RuntimeError(f"unexpected <svg> element from dot: {open_tag.group(0)}")
-    max_width = round(float(width.group(1)) * 4 / 3)  # pt -> CSS px: the natural size
+    # The natural size (pt -> CSS px) as a width that may shrink: a percentage width would
+    # collapse to 300px inside Material's `figure { width: fit-content }`.
+    natural = round(float(width.group(1)) * 4 / 3)
     new_open = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="ag-diagram" viewBox="{view_box.group(1)}"'
-        f' style="max-width: {max_width}px" role="img" aria-label="{html.escape(alt)}">'
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+        f' class="ag-diagram" viewBox="{view_box.group(1)}"'
+        f' style="width: {natural}px; max-width: 100%; height: auto"'
+        f' role="img" aria-label="{html.escape(alt)}">'
         f"<title>{html.escape(alt, quote=False)}</title>"
     )
     body = svg[open_tag.end() :]

@@ -27,7 +27,8 @@ OPTIONFLAGS = doctest.ELLIPSIS
 
 # A fence that runs a snippet: ```pycon exec="on" file="snippets/....pycon"```
 FENCE_RE = re.compile(
-    r'^(?P<indent>[ \t]*)```pycon\b(?P<options>[^\n]*\bexec=[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$',
+    r"^(?P<indent>[ \t]*)```pycon\b(?P<options>[^\n]*\bexec=[^\n]*)\n"
+    r"(?P<body>.*?)^(?P=indent)```[ \t]*$",
     re.MULTILINE | re.DOTALL,
 )
 # Any fence that asks to execute, whatever its language: what the build checks actually ran.
@@ -35,6 +36,14 @@ EXEC_FENCE_RE = re.compile(r"^[ \t]*```+[ \t]*[\w-]+[^\n]*\bexec=[^\n]*$", re.MU
 FILE_OPTION_RE = re.compile(r'\bfile="(?P<path>[^"]*)"')
 # Any mention of a snippet file in a page, fenced or not: what the coverage test compares with.
 SNIPPET_MENTION_RE = re.compile(r"snippets/[\w./-]+\.pycon")
+
+
+def snippet_paths(markdown: str) -> list[str]:
+    """The snippet each pycon fence of a page runs, in page order ("" where `file` is missing)."""
+    return [
+        match.group("path") if (match := FILE_OPTION_RE.search(fence.group("options"))) else ""
+        for fence in FENCE_RE.finditer(markdown)
+    ]
 
 
 class SnippetError(Exception):
@@ -97,8 +106,7 @@ def run_snippet(
             )
         if error is None and example.exc_msg is not None:
             raise SnippetError(
-                f"{where}: expected an exception, none was raised\n"
-                + _diff(example.want, stdout)
+                f"{where}: expected an exception, none was raised\n" + _diff(example.want, stdout)
             )
         if error is None:
             if not checker.check_output(example.want, stdout, OPTIONFLAGS):

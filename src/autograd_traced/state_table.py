@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-NOT_A_TENSOR = "–"
+NOT_A_TENSOR = "-"
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from sybil import Document, Example, Region
 
 from autograd_traced.snippets import (
     FENCE_RE,
-    FILE_OPTION_RE,
     Snippet,
     SnippetError,
     run_snippet,
+    snippet_paths,
 )
 
 _PROGRESS_KEY = "__snippets_run__"  # how many of the page's snippets ran in this namespace
@@ -51,12 +51,8 @@ class SnippetFenceParser:
 
     def __call__(self, document: Document) -> Iterator[Region]:
         page = Path(document.path).relative_to(self.root).as_posix()
-        fences = list(FENCE_RE.finditer(document.text))
-        paths = tuple(
-            match.group("path") if (match := FILE_OPTION_RE.search(fence.group("options"))) else ""
-            for fence in fences
-        )
-        for index, fence in enumerate(fences):
+        paths = tuple(snippet_paths(document.text))
+        for index, fence in enumerate(FENCE_RE.finditer(document.text)):
             yield Region(fence.start(), fence.end(), PageSnippet(page, paths, index), self.evaluate)
 
     def evaluate(self, example: Example) -> str | None:

@@ -1,0 +1,87 @@
+"""The commands people run: `nox -s docs`, `serve`, `tests`, `browser`, `lint`, and the rest.
+
+Sessions install with pip into plain venvs: pip finds the local CPU build of torch==2.13.0,
+which uv and poetry would not (they would download a multi-GB CUDA build instead).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_venv = "yes"
+nox.options.sessions = ["lint", "tests", "browser"]
+
+ROOT = Path(__file__).parent
+TORCH_VERSIONS = ["2.13.0", "2.14.1"]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+QUIET = {"NO_MKDOCS_2_WARNING": "1"}
+
+
+def install_project(session: nox.Session, extras: str = "test") -> None:
+    session.install("-e", f".[{extras}]")
+
+
+def require_system_packages(session: nox.Session, *, browser: bool) -> None:
+    """Graphviz draws the diagrams; Chromium runs the browser test. Install them if we may."""
+    missing = [] if shutil.which("dot") else ["graphviz"]
+    if browser and not Path(CHROMIUM).exists():
+        missing.append("chromium")
+    if not missing:
+        return
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        session.error(f"missing system packages: run `sudo apt-get install {' '.join(missing)}`")
+    session.run("apt-get", "update", "-qq", external=True)
+    session.run(
+        "apt-get",
+        "install",
+        "-y",
+        "-qq",
+        *missing,
+        external=True,
+        env={"DEBIAN_FRONTEND": "noninteractive"},
+    )
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site strictly into site/: any warning, broken link or failing snippet fails."""
+    require_system_packages(session, browser=False)
+    install_project(session)
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", env=QUIET)
+
+
+@nox.session
+def serve(session: nox.Session) -> None:
+    """Serve the site on http://127.0.0.1:8000, rebuilding (and re-running snippets) on save."""
+    require_system_packages(session, browser=False)
+    install_project(session)
+    session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *session.posargs, env=QUIET)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Snippets (Sybil), unit tests, the strict build and the harness's own tests."""
+    require_system_packages(session, browser=False)
+    install_project(session)
+    session.run("pytest", "-m", "not browser", "--require-snippets", *session.posargs, env=QUIET)
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """Open every page of the built site in headless Chromium (offline, no third-party host)."""
+    require_system_packages(session, browser=True)
+    install_project(session, extras="test,browser")
+    session.run("pytest", "-m", "browser", *session.posargs, env={**QUIET, "CHROMIUM": CHROMIUM})
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff lint and format check over all Python, snippets included."""
+    session.install("ruff==0.17.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")

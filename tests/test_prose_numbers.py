@@ -1,0 +1,50 @@
+"""Every number the prose states was printed by a snippet on the same page.
+
+The prose may quote a value (z = 2.4200, dL/db = -0.0817), but never invent one: each decimal
+number outside code must appear in the real output of that page's snippets.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from autograd_traced.snippets import Snippet, run_snippet, snippet_paths
+from tests.paths import DOCS, PAGES, ROOT
+
+NUMBER_RE = re.compile(r"-?\d+\.\d{3,}")
+FENCED_CODE_RE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def run_page(page: Path) -> tuple[dict[str, object], str]:
+    """The page's namespace after all its snippets, and everything they printed."""
+    namespace: dict[str, object] = {}
+    outputs: list[str] = []
+    for path in snippet_paths(page.read_text()):
+        snippet = Snippet.load(ROOT, path, page=page.name)
+        outputs += [run.output for run in run_snippet(snippet, namespace, page=page.name)]
+    return namespace, "\n".join(outputs)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_prose_numbers_come_from_the_pages_outputs(page: Path) -> None:
+    prose = FENCED_CODE_RE.sub("", page.read_text())
+    _, outputs = run_page(page)
+    printed = set(NUMBER_RE.findall(outputs))
+    for number in NUMBER_RE.findall(prose):
+        assert number in printed, f"{page.name} states {number}, which no snippet printed"
+
+
+def test_the_revealed_sign_is_the_computed_sign() -> None:
+    page = DOCS / "computing-gradients.md"
+    namespace, _ = run_page(page)
+    grad_L_b = namespace["grad_L_b"][0].item()  # type: ignore[index]
+    assert grad_L_b < 0
+    assert '??? success "Reveal the answer"\n    **Negative.**' in page.read_text()
+
+
+def test_the_guard_catches_an_invented_number(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("The loss is 0.0853.\n")
+    prose = FENCED_CODE_RE.sub("", page.read_text())
+    assert NUMBER_RE.findall(prose) == ["0.0853"]

@@ -1,0 +1,77 @@
+"""The snippet runner: what passes, and how each kind of failure is reported."""
+
+from pathlib import Path
+
+import pytest
+
+from autograd_traced.snippets import Snippet, SnippetError, run_snippet, transcript
+
+PAGE = "docs/example.md"
+
+
+def load(tmp_path: Path, text: str) -> Snippet:
+    (tmp_path / "snippets").mkdir(exist_ok=True)
+    (tmp_path / "snippets" / "example.pycon").write_text(text)
+    return Snippet.load(tmp_path, "snippets/example.pycon", page=PAGE)
+
+
+def test_matching_output_passes_and_is_shown(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> x = 2\n>>> print(x * 3)\n6\n>>> x\n2\n")
+    runs = run_snippet(snippet, {}, page=PAGE)
+    assert transcript(runs) == ">>> x = 2\n>>> print(x * 3)\n6\n>>> x\n2"
+
+
+def test_state_is_shared_through_the_namespace(tmp_path: Path) -> None:
+    namespace: dict[str, object] = {}
+    run_snippet(load(tmp_path, ">>> x = 40\n"), namespace, page=PAGE)
+    run_snippet(load(tmp_path, ">>> print(x + 2)\n42\n"), namespace, page=PAGE)
+
+
+def test_wrong_output_names_file_line_page_and_diff(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> x = 2\n>>> print(x * 3)\n7\n")
+    with pytest.raises(SnippetError) as failure:
+        run_snippet(snippet, {}, page=PAGE)
+    message = str(failure.value)
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): output differs")
+    assert "-7\n+6\n" in message
+
+
+def test_unexpected_exception_points_at_the_snippet_line(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> x = 1\n>>> raise ValueError('boom')\n")
+    with pytest.raises(SnippetError) as failure:
+        run_snippet(snippet, {}, page=PAGE)
+    message = str(failure.value)
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): unexpected")
+    assert 'File "snippets/example.pycon", line 2' in message
+    assert "ValueError: boom" in message
+
+
+def test_expected_exception_matches_on_a_stable_prefix(tmp_path: Path) -> None:
+    text = (
+        ">>> raise RuntimeError('Trying to backward twice, worded differently in 2.x')\n"
+        "Traceback (most recent call last):\n  ...\nRuntimeError: Trying to backward...\n"
+    )
+    runs = run_snippet(load(tmp_path, text), {}, page=PAGE)
+    # The reader sees the real, full message, not the stored prefix.
+    assert runs[0].output.endswith(
+        "RuntimeError: Trying to backward twice, worded differently in 2.x\n"
+    )
+
+
+def test_a_different_exception_fails(tmp_path: Path) -> None:
+    text = ">>> 1 / 0\nTraceback (most recent call last):\n  ...\nRuntimeError: x...\n"
+    with pytest.raises(SnippetError, match="raised a different exception"):
+        run_snippet(load(tmp_path, text), {}, page=PAGE)
+
+
+def test_a_missing_exception_fails(tmp_path: Path) -> None:
+    text = ">>> 1 + 1\nTraceback (most recent call last):\n  ...\nRuntimeError: x...\n"
+    with pytest.raises(SnippetError, match="expected an exception, none was raised"):
+        run_snippet(load(tmp_path, text), {}, page=PAGE)
+
+
+def test_missing_file_and_empty_snippet_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(SnippetError, match=r"'snippets/nope\.pycon' does not exist"):
+        Snippet.load(tmp_path, "snippets/nope.pycon", page=PAGE)
+    with pytest.raises(SnippetError, match="no '>>>' examples found"):
+        load(tmp_path, "just prose\n")
