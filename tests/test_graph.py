@@ -12,17 +12,17 @@ import torch
 from torch.autograd import grad
 
 from autograd_traced import graph as graph_module
+from autograd_traced import svg as svg_module
 from autograd_traced.graph import (
     FONT,
     Graph,
     Saved,
     format_value,
     graph_svg,
-    render_svg,
-    slugify,
     to_dot,
     walk,
 )
+from autograd_traced.svg import render_svg, slugify
 
 # The site's example program, up to the point where gradients are requested.
 ARTICLE_PROGRAM = """\
@@ -407,7 +407,7 @@ def test_graph_svg_directions(ns: dict[str, object]) -> None:
 
 
 def test_missing_dot_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(graph_module.shutil, "which", lambda *args, **kwargs: None)
+    monkeypatch.setattr(svg_module.shutil, "which", lambda *args, **kwargs: None)
     with pytest.raises(RuntimeError, match="apt-get install graphviz"):
         render_svg("digraph { a }", alt="a")
 

@@ -4,10 +4,10 @@ Each ``.dot`` file starts with one comment line that gives its alt text::
 
     // alt: What a reader who cannot see the picture needs to know.
 
-``diagram_svg`` renders the file with ``graph.render_svg``, so it gets the same clean-up and
+``diagram_svg`` renders the file with ``svg.render_svg``, so it gets the same clean-up and
 CSS classes as the autograd graphs: give nodes and edges a ``class`` from
 docs/stylesheets/diagrams.css (``ag-step``, ``ag-ok``, ``ag-error``, ...) rather than colours, and
-use the marker colours of ``graph.TEXT_CLASSES`` for text that needs a class of its own.
+use the marker colours of ``svg.TEXT_CLASSES`` for text that needs a class of its own.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograd_traced.graph import render_svg
+from autograd_traced.svg import render_svg
 
 _ALT_LINE = re.compile(r"//\s*alt:(.*)")
 

@@ -14,20 +14,26 @@ Errors go through markdown-exec's `ExecutionError`, which logs a warning that ma
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import torch
 from markdown import Markdown
 from markdown_exec import ExecutionError, base_format, code_block, tabbed
 
 from autograd_traced.diagrams import diagram_svg
-from autograd_traced.graph import graph_svg
-from autograd_traced.snippets import Snippet, SnippetError, run_snippet, transcript
-from autograd_traced.state_table import StateTable
+from autograd_traced.snippets import Snippet, SnippetError, run_snippet, stored_runs, transcript
+
+
+def executing() -> bool:
+    """False when AUTOGRAD_TRACED_EXECUTE=0: pages show stored transcripts, torch is not loaded.
+
+    Only the benchmark uses this, to measure what running the snippets costs a build.
+    """
+    return os.environ.get("AUTOGRAD_TRACED_EXECUTE", "1") != "0"
 
 
 @dataclass
@@ -128,6 +134,10 @@ def _checked_run(
 def _run_pycon(state: PageState, options: dict[str, str]) -> str:
     path = options.get("file", "")
     snippet = Snippet.load(state.root, path, page=state.page)
+    if not executing():
+        return code_block("pycon", transcript(stored_runs(snippet)), title=path)
+    from autograd_traced.state_table import StateTable  # imports torch
+
     table = StateTable()
     table.start(state.namespace)
     trace = options.get("trace") == "on"
@@ -141,6 +151,12 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
 
 
 def _run_graph(state: PageState, options: dict[str, str]) -> str:
+    if not executing():
+        return "<p><em>(graph not drawn: execution is off)</em></p>"
+    import torch
+
+    from autograd_traced.graph import graph_svg
+
     name = options.get("of", "")
     root = state.namespace.get(name)
     if not isinstance(root, torch.Tensor) or root.grad_fn is None:

@@ -21,19 +21,20 @@ saved values are still there: once freed, autograd no longer knows which tensor 
 
 from __future__ import annotations
 
-import hashlib
 import html
-import re
-import shutil
-import subprocess
-import sys
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import torch
+
+from autograd_traced.svg import (
+    FREED_COLOUR,
+    REQUIRES_GRAD_COLOUR,
+    SAVED_COLOUR,
+    render_svg,
+)
 
 NodeKind = Literal["output", "op", "leaf", "input"]
 EdgeKind = Literal["next", "saved"]
@@ -43,18 +44,6 @@ FONT = "DejaVu Sans"
 
 # Substring of the RuntimeError torch raises when a freed saved tensor is read.
 _FREED_MESSAGE = "after they have already been freed"
-
-# Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
-# CSS class, so the palette lives in diagrams.css and follows the light/dark scheme.
-# (They are still sensible colours for a plain `dot -Tpng` preview.)
-_SAVED_COLOUR = "#546e7a"
-_FREED_COLOUR = "#b00020"
-_REQUIRES_GRAD_COLOUR = "#00796b"
-TEXT_CLASSES: dict[str, str] = {
-    _SAVED_COLOUR: "ag-saved-value",
-    _FREED_COLOUR: "ag-freed",
-    _REQUIRES_GRAD_COLOUR: "ag-requires-grad",
-}
 
 
 @dataclass(frozen=True)
@@ -250,9 +239,9 @@ def _line(body: str, colour: str, *, size: int = 11) -> str:
 def _saved_line(entry: Saved) -> str:
     if entry.freed:
         # Strike the entry, not the word "freed", which has to stay readable.
-        return _line(f"<S>saved {_html(entry.attr)}</S>: freed", _FREED_COLOUR)
+        return _line(f"<S>saved {_html(entry.attr)}</S>: freed", FREED_COLOUR)
     who = f" ({entry.name})" if entry.name else ""
-    return _line(_html(f"saved {entry.attr}{who} = {entry.value}"), _SAVED_COLOUR)
+    return _line(_html(f"saved {entry.attr}{who} = {entry.value}"), SAVED_COLOUR)
 
 
 def _node_dot(node: Node) -> str:
@@ -261,11 +250,11 @@ def _node_dot(node: Node) -> str:
         attrs = 'class="ag-op"'
     elif node.kind == "leaf":
         label = f"<B>{_html(node.label)} = {node.value}</B>"
-        label += _line("requires_grad=True", _REQUIRES_GRAD_COLOUR, size=12)
+        label += _line("requires_grad=True", REQUIRES_GRAD_COLOUR, size=12)
         attrs = 'class="ag-leaf", style="rounded,bold", penwidth=2'
     elif node.kind == "input":
         label = f"{_html(node.label)} = {node.value}"
-        label += _line("requires_grad=False", _SAVED_COLOUR, size=12)
+        label += _line("requires_grad=False", SAVED_COLOUR, size=12)
         attrs = 'class="ag-input", style="rounded,dashed"'
     else:
         label = f"<B>{_html(node.label)} = {node.value}</B>"
@@ -298,109 +287,6 @@ def to_dot(graph: Graph, *, direction: Direction = "backward") -> str:
             lines.append(f'  {source} -> {target} [class="ag-saved", style=dashed{tail}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-# --- SVG ---------------------------------------------------------------------------------------
-
-
-def _dot_command() -> list[str]:
-    dot = shutil.which("dot")
-    if dot:
-        return [dot]
-    # graphviz-pure (PyPI) ships a `dot`-compatible binary named graphviz-pure, no Python API.
-    pure = shutil.which("graphviz-pure") or shutil.which(
-        "graphviz-pure", path=str(Path(sys.executable).parent)
-    )
-    if pure:
-        return [pure]
-    raise RuntimeError(
-        "Graphviz `dot` was not found on PATH. Install Graphviz (Debian/Ubuntu: "
-        "`apt-get install graphviz`, macOS: `brew install graphviz`) or the PyPI package "
-        "`graphviz-pure` (`pip install graphviz-pure`)."
-    )
-
-
-def slugify(text: str) -> str:
-    """A short id-safe slug; a hash suffix keeps different long texts apart."""
-    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:32].strip("-")
-    digest = hashlib.sha1(text.encode()).hexdigest()[:6]
-    return f"ag-{words}-{digest}" if words else f"ag-{digest}"
-
-
-# The canvas Graphviz paints first (Graphviz 2.x: stroke transparent; graphviz-pure: none).
-_BACKGROUND = re.compile(
-    r'<polygon fill="(?:white|#ffffff|transparent)" stroke="(?:transparent|none)"[^>]*/>'
-)
-
-
-def _style_text(match: re.Match[str]) -> str:
-    tag = match.group(0)
-    colour = re.search(r' fill="(#[0-9a-fA-F]{6})"', tag)
-    if colour and colour.group(1).lower() in TEXT_CLASSES:
-        css_class = TEXT_CLASSES[colour.group(1).lower()]
-        return tag.replace(colour.group(0), f' fill="currentColor" class="{css_class}"')
-    if " fill=" not in tag:
-        return tag[:-1] + ' fill="currentColor">'
-    return tag
-
-
-def _font_stack(match: re.Match[str]) -> str:
-    family = match.group(1)
-    generic = "monospace" if "mono" in family.lower() else "sans-serif"
-    return f'font-family="{family}, {generic}"'
-
-
-def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> str:
-    """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
-
-    Ids are prefixed with `id_prefix` (default: a slug of `alt`) so several diagrams can share a
-    page. The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
-    diagram's one <title> is `alt`.
-    """
-    result = subprocess.run(
-        [*_dot_command(), "-Tsvg"],
-        input=dot_source,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"dot failed (exit {result.returncode}):\n{result.stderr}")
-    svg = result.stdout
-    svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
-    svg = re.sub(r"<title>.*?</title>", "", svg, flags=re.DOTALL)
-    svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even inside class names
-    svg = _BACKGROUND.sub("", svg)  # the page's own background should show through
-    svg = re.sub(r'(fill|stroke)="(?:black|#000000)"', r'\1="currentColor"', svg)
-    svg = re.sub(r"<text\b[^>]*>", _style_text, svg)
-    # Layout was measured with DejaVu; a reader without it should still get a similar face.
-    svg = re.sub(r'font-family="([^",]+)"', _font_stack, svg)
-
-    prefix = id_prefix or slugify(alt)
-    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
-    svg = re.sub(r'(href="#|url\(#)', rf"\1{prefix}-", svg)
-
-    open_tag = re.search(r"<svg\b[^>]*>", svg, flags=re.DOTALL)
-    if open_tag is None:
-        raise RuntimeError(f"dot produced no <svg> element:\n{svg[:200]}")
-    width = re.search(r'\bwidth="([\d.]+)pt"', open_tag.group(0))
-    view_box = re.search(r'viewBox="([^"]+)"', open_tag.group(0))
-    if width is None or view_box is None:
-        raise RuntimeError(f"unexpected <svg> element from dot: {open_tag.group(0)}")
-    # The natural size (pt -> CSS px) as a width that may shrink: a percentage width would
-    # collapse to 300px inside Material's `figure { width: fit-content }`.
-    natural = round(float(width.group(1)) * 4 / 3)
-    new_open = (
-        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
-        f' class="ag-diagram" viewBox="{view_box.group(1)}"'
-        f' style="width: {natural}px; max-width: 100%; height: auto"'
-        f' role="img" aria-label="{html.escape(alt)}">'
-        f"<title>{html.escape(alt, quote=False)}</title>"
-    )
-    body = svg[open_tag.end() :]
-    lines = [line.rstrip() for line in body.splitlines()]
-    # No blank lines: Markdown would end a raw HTML block at one.
-    return new_open + "\n".join(line for line in lines if line).strip()
 
 
 def graph_svg(

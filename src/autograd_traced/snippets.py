@@ -128,6 +128,11 @@ def run_snippet(
     return runs
 
 
+def stored_runs(snippet: Snippet) -> list[ExampleRun]:
+    """The transcript as stored in the file (expected errors included), without running it."""
+    return [ExampleRun(example, example.want) for example in snippet.examples]
+
+
 def transcript(runs: list[ExampleRun]) -> str:
     """The checked session as the reader sees it in a Python console."""
     lines: list[str] = []
