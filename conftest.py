@@ -1,4 +1,8 @@
-"""Collect every snippet fence in docs/*.md as a test (Sybil), and report what ran."""
+"""Collect every snippet fence in docs/*.md as a test (Sybil), and report what ran.
+
+`pytest docs --update-examples` rewrites the expected outputs stored in the snippet files
+from what the code prints now (like Pydantic's), for when an output legitimately changes.
+"""
 
 from pathlib import Path
 
@@ -8,7 +12,8 @@ from sybil import Sybil
 from autograd_traced.sybil_snippets import EXECUTED, SnippetFenceParser
 
 ROOT = Path(__file__).parent
-snippet_pages = Sybil(parsers=[SnippetFenceParser(ROOT)], patterns=["*.md"], path="docs")
+snippet_parser = SnippetFenceParser(ROOT)
+snippet_pages = Sybil(parsers=[snippet_parser], patterns=["*.md"], path="docs")
 pytest_collect_file = snippet_pages.pytest()
 
 
@@ -18,12 +23,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="fail the run if no snippet example was executed (guards against 0 collected)",
     )
+    parser.addoption(
+        "--update-examples",
+        action="store_true",
+        help="rewrite the expected outputs in snippets/ from what the code prints now",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    snippet_parser.update = config.getoption("--update-examples")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(
         f"snippets: {EXECUTED.snippets} snippet runs, {EXECUTED.examples} examples executed"
     )
+    for path in EXECUTED.updated:
+        terminalreporter.write_line(f"updated expected output: {path}")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

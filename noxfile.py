@@ -81,6 +81,14 @@ def browser(session: nox.Session) -> None:
     session.run("pytest", "tests/browser", *session.posargs, env={**QUIET, "CHROMIUM": CHROMIUM})
 
 
+@nox.session(name="update-examples")
+def update_examples(session: nox.Session) -> None:
+    """Rewrite the expected outputs in snippets/ from what the code prints now, then re-check."""
+    install_project(session)
+    session.run("pytest", "docs", "--update-examples", "-q", *session.posargs)
+    session.run("pytest", "docs", "-q", "--require-snippets")
+
+
 @nox.session
 def lint(session: nox.Session) -> None:
     """Ruff lint and format check over all Python, snippets included."""

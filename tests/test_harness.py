@@ -89,3 +89,28 @@ def test_fence_with_a_rejected_option_fails_the_build(site_copy: Path) -> None:
 def test_missing_snippet_file_fails_build_and_tests(site_copy: Path) -> None:
     (site_copy / SNIPPET).unlink()
     assert_both_red(site_copy, f"{PAGE}: snippet file '{SNIPPET}' does not exist")
+
+
+def test_update_examples_rewrites_expected_output_in_place(site_copy: Path) -> None:
+    original = (site_copy / SNIPPET).read_text()
+    edit(site_copy / SNIPPET, "b.grad = -0.0817", "b.grad = -0.0818")
+    updated = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "docs",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--update-examples",
+        ],
+        cwd=site_copy,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert updated.returncode == 0, updated.stdout
+    assert f"updated expected output: {SNIPPET}" in updated.stdout
+    assert (site_copy / SNIPPET).read_text() == original
+    assert run_sybil(site_copy).returncode == 0

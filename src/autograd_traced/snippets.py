@@ -75,6 +75,7 @@ class ExampleRun:
 
     example: doctest.Example
     output: str
+    stored: str | None = None  # with update=True: what to write to the file, if it changed
 
     @property
     def source(self) -> str:
@@ -89,11 +90,17 @@ Observer = Callable[[doctest.Example, dict[str, Any]], None]
 
 
 def run_snippet(
-    snippet: Snippet, namespace: dict[str, Any], *, page: str, observe: Observer | None = None
+    snippet: Snippet,
+    namespace: dict[str, Any],
+    *,
+    page: str,
+    observe: Observer | None = None,
+    update: bool = False,
 ) -> list[ExampleRun]:
     """Run every example in `namespace`; raise SnippetError at the first that disagrees.
 
-    `observe` is called after each example that behaved as its transcript says.
+    `observe` is called after each example that behaved as its transcript says. With `update`,
+    a different output (or error message) is not an error: the run records what to store.
     """
     checker = doctest.OutputChecker()
     runs: list[ExampleRun] = []
@@ -109,20 +116,27 @@ def run_snippet(
                 f"{where}: expected an exception, none was raised\n" + _diff(example.want, stdout)
             )
         if error is None:
+            stored = None
             if not checker.check_output(example.want, stdout, OPTIONFLAGS):
-                raise SnippetError(
-                    f"{where}: output differs from the transcript\n" + _diff(example.want, stdout)
-                )
-            runs.append(ExampleRun(example, stdout))
+                if not update:
+                    raise SnippetError(
+                        f"{where}: output differs from the transcript\n"
+                        + _diff(example.want, stdout)
+                    )
+                stored = stdout
+            runs.append(ExampleRun(example, stdout, stored))
         else:
             # An expected exception: compare its last line(s) and show it the way Python does.
             exc_msg = "".join(traceback.format_exception_only(type(error), error))
-            if not checker.check_output(example.exc_msg, exc_msg, OPTIONFLAGS):
-                raise SnippetError(
-                    f"{where}: raised a different exception\n" + _diff(example.exc_msg, exc_msg)
-                )
             shown = f"{stdout}Traceback (most recent call last):\n  ...\n{exc_msg}"
-            runs.append(ExampleRun(example, shown))
+            stored = None
+            if not checker.check_output(example.exc_msg, exc_msg, OPTIONFLAGS):
+                if not update:
+                    raise SnippetError(
+                        f"{where}: raised a different exception\n" + _diff(example.exc_msg, exc_msg)
+                    )
+                stored = shown.replace(exc_msg, _stable_prefix(exc_msg))
+            runs.append(ExampleRun(example, shown, stored))
         if observe is not None:
             observe(example, namespace)
     return runs
@@ -144,6 +158,30 @@ def transcript(runs: list[ExampleRun]) -> str:
             lines.append("...")
         lines.extend(run.output.rstrip("\n").split("\n") if run.output else [])
     return "\n".join(lines)
+
+
+def write_updates(root: Path, snippet: Snippet, runs: list[ExampleRun]) -> bool:
+    """Rewrite the expected outputs of `snippet` in place from `runs`; True if anything changed.
+
+    Only the output lines of changed examples are replaced: code, comments and the rest of the
+    file stay byte for byte.
+    """
+    changed = [run for run in runs if run.stored is not None]
+    file = root / snippet.path
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    for run in reversed(changed):  # bottom up, so earlier line numbers stay valid
+        start = run.example.lineno + run.source.count("\n")
+        end = start + run.example.want.count("\n")
+        lines[start:end] = [line + "\n" for line in run.stored.rstrip("\n").split("\n") if line]
+    if changed:
+        file.write_text("".join(lines), encoding="utf-8")
+    return bool(changed)
+
+
+def _stable_prefix(exc_msg: str, length: int = 60) -> str:
+    # torch rewords its messages between releases: store the start of the first line only.
+    first = exc_msg.splitlines()[0]
+    return first if len(first) <= length else first[:length].rstrip() + "..."
 
 
 def _execute(

@@ -7,7 +7,7 @@ exactly as in the build. Running one item alone (`-k`) first runs the snippets b
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sybil import Document, Example, Region
@@ -18,6 +18,7 @@ from autograd_traced.snippets import (
     SnippetError,
     run_snippet,
     snippet_paths,
+    write_updates,
 )
 
 _PROGRESS_KEY = "__snippets_run__"  # how many of the page's snippets ran in this namespace
@@ -40,14 +41,18 @@ class ExecutionLog:
 
     snippets: int = 0
     examples: int = 0
+    updated: list[str] = field(default_factory=list)  # files --update-examples rewrote
 
 
 EXECUTED = ExecutionLog()
 
 
 class SnippetFenceParser:
-    def __init__(self, root: Path) -> None:
+    """`update=True` rewrites the expected outputs in place instead of failing on them."""
+
+    def __init__(self, root: Path, *, update: bool = False) -> None:
         self.root = root
+        self.update = update
 
     def __call__(self, document: Document) -> Iterator[Region]:
         page = Path(document.path).relative_to(self.root).as_posix()
@@ -61,7 +66,9 @@ class SnippetFenceParser:
         try:
             for index in range(namespace.get(_PROGRESS_KEY, 0), item.index + 1):
                 snippet = Snippet.load(self.root, item.paths[index], page=item.page)
-                runs = run_snippet(snippet, namespace, page=item.page)
+                runs = run_snippet(snippet, namespace, page=item.page, update=self.update)
+                if self.update and write_updates(self.root, snippet, runs):
+                    EXECUTED.updated.append(snippet.path)
                 namespace[_PROGRESS_KEY] = index + 1
                 EXECUTED.snippets += 1
                 EXECUTED.examples += len(runs)

@@ -1,0 +1,214 @@
+"""Fixtures for the browser tests: build the site once, serve it, drive headless Chromium.
+
+Every test gets a fresh context and page wrapped in a ``Recorder`` that logs requests, console
+errors, uncaught exceptions, failed requests and HTTP errors. Requests that leave 127.0.0.1 are
+recorded and then aborted, so the pages are tested as a reader without internet would see them.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import subprocess
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]  # the parent of tests/
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCAL_HOST = "127.0.0.1"
+REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+def is_local(url: str) -> bool:
+    """True for requests served by the test server, and for data: and blob: URLs."""
+    parts = urlsplit(url)
+    return parts.scheme in ("data", "blob") or parts.hostname == LOCAL_HOST
+
+
+@dataclass
+class Recorder:
+    """A page plus everything it did since it was opened."""
+
+    page: Page
+    requests: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    error_responses: list[str] = field(default_factory=list)
+
+    def off_origin_requests(self) -> list[str]:
+        """Every requested URL whose host is not the local test server."""
+        return [url for url in self.requests if not is_local(url)]
+
+    def problems(self) -> list[str]:
+        """One line per problem: off-origin requests, console errors, exceptions, failures."""
+        groups = {
+            "off-origin request": self.off_origin_requests(),
+            "console error": self.console_errors,
+            "uncaught exception": self.page_errors,
+            "failed request": self.failed_requests,
+            "HTTP error": self.error_responses,
+        }
+        return [f"{kind}: {item}" for kind, items in groups.items() for item in items]
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            where = message.location
+            self.console_errors.append(
+                f"{message.text} ({where.get('url')}:{where.get('lineNumber')})"
+            )
+
+    def _failed(self, request: Request) -> None:
+        self.failed_requests.append(f"{request.url} ({request.failure})")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[pytest.TestReport]:
+    """Keep each phase's report on the item, so fixtures can see whether the test failed."""
+    report = yield
+    item.stash.setdefault(REPORTS, {})[report.when] = report
+    return report
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once per session with `mkdocs build --strict`."""
+    out = tmp_path_factory.mktemp("site")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if result.returncode != 0:
+        pytest.fail(
+            f"mkdocs build --strict failed (exit {result.returncode}):\n"
+            f"{result.stdout}{result.stderr}",
+            pytrace=False,
+        )
+    return out
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def _serving(directory: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOCAL_HOST}:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    """Base URL of the built site, served over HTTP on a free port."""
+    with _serving(built_site) as url:
+        yield url
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Path], str]]:
+    """Serve another directory for the rest of one test; returns its base URL."""
+    with ExitStack() as stack:
+        yield lambda directory: stack.enter_context(_serving(directory))
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """One headless Chromium for the session: Debian's, never a Playwright download."""
+    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(executable).exists():
+        pytest.fail(
+            f"Chromium not found at {executable}: `apt-get install chromium` "
+            "(or point the CHROMIUM environment variable at a Chromium binary)",
+            pytrace=False,
+        )
+    browser = playwright.chromium.launch(
+        executable_path=executable, headless=True, args=CHROMIUM_ARGS
+    )
+    yield browser
+    browser.close()
+
+
+def _screenshot_name(item: pytest.Item) -> str:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "page_path" in callspec.params:
+        return callspec.id  # the page slug
+    return re.sub(r"[^\w.-]+", "-", item.name)
+
+
+@pytest.fixture
+def recorder(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Recorder]:
+    """A fresh light-mode context and page, recording what the page does.
+
+    Saves a full-page screenshot to test-artifacts/screenshots/ when the test fails, or
+    always with SAVE_SCREENSHOTS=1.
+    """
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    rec = Recorder(page)
+    # Context-level events also cover requests made by workers (the search worker); page
+    # console events include console messages from workers.
+    context.on("request", lambda r: rec.requests.append(r.url))
+    context.on("requestfailed", rec._failed)
+    context.on(
+        "response",
+        lambda r: r.status >= 400 and rec.error_responses.append(f"{r.status} {r.url}"),
+    )
+    page.on("console", rec._console)
+    page.on("pageerror", lambda error: rec.page_errors.append(str(error)))
+    context.route(lambda url: not is_local(url), lambda route: route.abort())
+    yield rec
+
+    reports = request.node.stash.get(REPORTS, {})
+    failed = any(report.failed for report in reports.values())
+    if failed or os.environ.get("SAVE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{_screenshot_name(request.node)}.png"
+        try:
+            # From the top: sticky header and sidebars are drawn where the page was scrolled to.
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=path, full_page=True, timeout=15_000)
+        except Exception as error:  # a screenshot must never hide the test's own result
+            warnings.warn(f"could not save {path}: {error}", stacklevel=1)
+    context.close()
