@@ -93,5 +93,7 @@ def update_examples(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Ruff lint and format check over all Python, snippets included."""
     session.install("ruff==0.17.6")
+    session.install("--no-deps", "-e", ".")  # for the snippet linter, without torch
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("python", "-m", "autograd_traced.lint_snippets")

@@ -114,3 +114,29 @@ def test_update_examples_rewrites_expected_output_in_place(site_copy: Path) -> N
     assert f"updated expected output: {SNIPPET}" in updated.stdout
     assert (site_copy / SNIPPET).read_text() == original
     assert run_sybil(site_copy).returncode == 0
+
+
+def test_broken_internal_link_or_anchor_fails_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nSee [the missing page](nowhere.md).\n")
+    built = build(site_copy, site_copy / "site")
+    assert built.returncode != 0
+    assert "nowhere.md" in built.stderr
+
+    page.write_text(page.read_text().replace("nowhere.md", "computing-gradients.md#no-such-anchor"))
+    built = build(site_copy, site_copy / "site")
+    assert built.returncode != 0
+    assert "no-such-anchor" in built.stderr
+
+
+def test_printed_markup_is_shown_as_text_never_run(site_copy: Path) -> None:
+    edit(
+        site_copy / SNIPPET,
+        ">>> print(",
+        """>>> print("<script>alert('x')</script>")\n<script>alert('x')</script>\n>>> print(""",
+    )
+    built = build(site_copy, site_copy / "site")
+    assert built.returncode == 0, built.stderr
+    html = (site_copy / "site" / "computing-gradients" / "index.html").read_text()
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in html
+    assert "<script>alert(" not in html

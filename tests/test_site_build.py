@@ -59,3 +59,12 @@ def test_footer_names_the_torch_release_that_ran(built_site: Path) -> None:
 def test_html_has_no_raw_fence_left(built_site: Path) -> None:
     for page in PAGES:
         assert not re.search(r'exec="on"', page_html(built_site, page)), page.name
+
+
+def test_two_builds_produce_identical_html(built_site: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    assert build(ROOT, again).returncode == 0
+    pages = sorted(p.relative_to(built_site) for p in built_site.rglob("*.html"))
+    assert pages == sorted(p.relative_to(again) for p in again.rglob("*.html"))
+    for page in pages:
+        assert (built_site / page).read_text() == (again / page).read_text(), page
