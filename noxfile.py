@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 import nox
@@ -79,6 +80,32 @@ def browser(session: nox.Session) -> None:
     require_system_packages(session, browser=True)
     install_project(session, extras="test,browser")
     session.run("pytest", "tests/browser", *session.posargs, env={**QUIET, "CHROMIUM": CHROMIUM})
+
+
+def requirements_with_torch(version: str) -> list[str]:
+    """The project's pinned requirements, with torch swapped for `version`."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = project["dependencies"] + project["optional-dependencies"]["test"]
+    return [f"torch=={version}" if pin.startswith("torch==") else pin for pin in pins]
+
+
+@nox.session(name="torch-matrix")
+@nox.parametrize("torch_version", TORCH_VERSIONS)
+def torch_matrix(session: nox.Session, torch_version: str) -> None:
+    """The snippets against each torch release on disk: their outputs must agree."""
+    require_system_packages(session, browser=False)
+    session.install(*requirements_with_torch(torch_version))
+    session.install("--no-deps", "-e", ".")
+    session.run("python", "-c", "import torch; print('torch', torch.__version__)")
+    session.run(
+        "pytest",
+        "docs",
+        "tests/test_prose_numbers.py",
+        "tests/test_snippet_coverage.py",
+        "--require-snippets",
+        *session.posargs,
+        env=QUIET,
+    )
 
 
 @nox.session(name="update-examples")

@@ -44,6 +44,7 @@ class PageState:
     page: str  # e.g. "docs/computing-gradients.md"
     namespace: dict[str, Any] = field(default_factory=lambda: {"__name__": "__main__"})
     ran: list[str] = field(default_factory=list)  # one entry per executable fence, in order
+    failed: str = ""  # the fence that failed: later fences would run on half-made state
 
     def next_id(self, kind: str) -> str:
         # Ids unique on the page and identical from build to build.
@@ -125,9 +126,12 @@ def _checked_run(
             f'{state.page}: this fence takes exec="on" and {sorted(allowed)} with an empty body '
             f"(got options {options}, body {code.strip()[:40]!r})"
         )
+    if state.failed and runner is not _run_diagram:  # a hand-made diagram needs no state
+        raise _error(f"{state.page}: not run, because {state.failed} failed before it")
     try:
         return runner(state, options)
     except SnippetError as exc:
+        state.failed = state.ran[-1]
         raise _error(str(exc)) from exc
 
 

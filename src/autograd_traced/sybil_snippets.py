@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from sybil import Document, Example, Region
 
 from autograd_traced.snippets import (
@@ -22,6 +23,7 @@ from autograd_traced.snippets import (
 )
 
 _PROGRESS_KEY = "__snippets_run__"  # how many of the page's snippets ran in this namespace
+_FAILED_KEY = "__snippet_failed__"  # the snippet that failed: the page's state is now unknown
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ class SnippetFenceParser:
     def evaluate(self, example: Example) -> str | None:
         item: PageSnippet = example.parsed
         namespace = example.namespace
+        if _FAILED_KEY in namespace:
+            # Re-running a half-run snippet would report errors of its own making.
+            pytest.skip(f"{item.path} needs the state of {namespace[_FAILED_KEY]}, which failed")
         try:
             for index in range(namespace.get(_PROGRESS_KEY, 0), item.index + 1):
                 snippet = Snippet.load(self.root, item.paths[index], page=item.page)
@@ -73,5 +78,6 @@ class SnippetFenceParser:
                 EXECUTED.snippets += 1
                 EXECUTED.examples += len(runs)
         except SnippetError as exc:
+            namespace[_FAILED_KEY] = item.paths[namespace.get(_PROGRESS_KEY, 0)]
             return str(exc)
         return None
