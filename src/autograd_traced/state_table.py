@@ -47,7 +47,8 @@ class StateTable:
         self._bound = dict(namespace)
         self._parameters += [n for n in changed if _is_parameter(namespace[n])]
         grads = {name: _grad(namespace[name]) for name in self._parameters if name in namespace}
-        line = example.source.strip().split("\n")[0]
+        # The code only: the comment is in the transcript beside it, and would widen the table.
+        line = example.source.strip().split("\n")[0].split("  #")[0]
         for name in changed or [""]:
             value = namespace.get(name) if name else None
             self.rows.append(_row(line, name, value, grads))
@@ -83,7 +84,9 @@ def _row(line: str, name: str, value: object, grads: dict[str, str]) -> Row:
         return Row(
             line, name, _number(value), str(value.requires_grad), str(value.is_leaf), grad_fn, grads
         )
-    return Row(line, name, _describe(value) if name else "", *[NOT_A_TENSOR] * 3, grads)
+    if not name:  # a line that binds nothing (a print, a call): only the .grad columns
+        return Row(line, "", "", "", "", "", grads)
+    return Row(line, name, _describe(value), *[NOT_A_TENSOR] * 3, grads)
 
 
 def _describe(value: object) -> str:
