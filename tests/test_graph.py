@@ -17,6 +17,7 @@ from autograd_traced.graph import (
     FONT,
     Graph,
     Saved,
+    describe,
     format_value,
     graph_svg,
     to_dot,
@@ -415,3 +416,11 @@ def test_missing_dot_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_dot_errors_are_reported() -> None:
     with pytest.raises(RuntimeError, match="dot failed"):
         render_svg("digraph { a [label=<<B>x</I>>] }", alt="broken")
+
+
+def test_describe_reads_the_graph_for_screen_readers(ns: dict[str, object]) -> None:
+    text = describe(walk(loss_of(ns), ns))
+    assert text.startswith("Walking back from loss = 0.0852: BinaryCrossEntropyBackward0 saving")
+    assert "SigmoidBackward0 saving result (a) = 0.9183" in text
+    assert "Leaves with requires_grad=True: b = 0.0000, w1 = 2.2000" in text
+    assert "x1 = 1.1000" in text

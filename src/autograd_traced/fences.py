@@ -140,17 +140,15 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
     snippet = Snippet.load(state.root, path, page=state.page)
     if not executing():
         return code_block("pycon", transcript(stored_runs(snippet)), title=path)
+    if options.get("trace") != "on":
+        runs = run_snippet(snippet, state.namespace, page=state.page)
+        return code_block("pycon", transcript(runs), title=path)
     from autograd_traced.state_table import StateTable  # imports torch
 
     table = StateTable()
     table.start(state.namespace)
-    trace = options.get("trace") == "on"
-    runs = run_snippet(
-        snippet, state.namespace, page=state.page, observe=table.observe if trace else None
-    )
+    runs = run_snippet(snippet, state.namespace, page=state.page, observe=table.observe)
     console = code_block("pycon", transcript(runs), title=path)
-    if not trace:
-        return console
     return tabbed(("Console", console), ("State after each line", table.markdown()))
 
 
@@ -168,10 +166,7 @@ def _run_graph(state: PageState, options: dict[str, str]) -> str:
     direction = options.get("direction", "backward")
     if direction not in ("forward", "backward"):
         raise SnippetError(f"{state.page}: direction must be forward or backward")
-    alt = options.get("alt") or (
-        f"The {direction} graph PyTorch recorded for {name}"
-        + (", from the inputs up to the loss" if direction == "forward" else ", from the loss down")
-    )
+    alt = options.get("alt") or f"The {direction} graph PyTorch recorded for {name}"
     svg = graph_svg(
         root, state.namespace, alt=alt, direction=direction, id_prefix=state.next_id("graph")
     )

@@ -92,6 +92,33 @@ class Graph:
         return [(labels[e.source], labels[e.target], e.kind) for e in self.edges]
 
 
+def describe(graph: Graph) -> str:
+    """The graph in words, for readers who cannot see the picture (the SVG's alt text)."""
+
+    def saved(node: Node) -> str:
+        parts = [
+            f"{entry.attr} (freed)"
+            if entry.freed
+            else f"{entry.attr}{f' ({entry.name})' if entry.name else ''} = {entry.value}"
+            for entry in node.saved
+        ]
+        return f" saving {', '.join(parts)}" if parts else ""
+
+    by_kind = {kind: [n for n in graph.nodes if n.kind == kind] for kind in ("output", "op")}
+    leaves = [f"{n.label} = {n.value}" for n in graph.nodes if n.kind == "leaf"]
+    inputs = [f"{n.label} = {n.value}" for n in graph.nodes if n.kind == "input"]
+    sentences = [
+        f"Walking back from {n.label} = {n.value}: "
+        + "; ".join(f"{op.label}{saved(op)}" for op in by_kind["op"])
+        for n in by_kind["output"]
+    ]
+    if leaves:
+        sentences.append("Leaves with requires_grad=True: " + ", ".join(leaves))
+    if inputs:
+        sentences.append("Untracked inputs, saved but collecting no gradient: " + ", ".join(inputs))
+    return ". ".join(sentences) + "."
+
+
 def format_value(tensor: torch.Tensor) -> str:
     """Scalars as `1.1000`; up to four elements as a list; larger tensors by shape."""
     t = tensor.detach()
@@ -297,5 +324,8 @@ def graph_svg(
     direction: Direction = "backward",
     id_prefix: str,
 ) -> str:
-    """walk + to_dot + render_svg."""
-    return render_svg(to_dot(walk(root, names), direction=direction), alt=alt, id_prefix=id_prefix)
+    """walk + to_dot + render_svg; `alt` is followed by the graph described in words."""
+    graph = walk(root, names)
+    return render_svg(
+        to_dot(graph, direction=direction), alt=f"{alt}. {describe(graph)}", id_prefix=id_prefix
+    )
