@@ -21,6 +21,7 @@ ROOT = Path(__file__).parent
 TORCH_VERSIONS = ["2.13.0", "2.14.1"]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
+TOOLS = {"dot": "graphviz", "node": "nodejs"}  # command -> Debian package the build needs
 
 
 def install_project(session: nox.Session, extras: str = "test") -> None:
@@ -28,8 +29,11 @@ def install_project(session: nox.Session, extras: str = "test") -> None:
 
 
 def require_system_packages(session: nox.Session, *, browser: bool) -> None:
-    """Graphviz draws the diagrams; Chromium runs the browser test. Install them if we may."""
-    missing = [] if shutil.which("dot") else ["graphviz"]
+    """Graphviz draws the diagrams, Node.js renders the math, Chromium runs the browser test.
+
+    Installed with apt-get when missing and we may (root); otherwise the session says what to do.
+    """
+    missing = [package for tool, package in TOOLS.items() if not shutil.which(tool)]
     if browser and not Path(CHROMIUM).exists():
         missing.append("chromium")
     if not missing:

@@ -1,4 +1,5 @@
-"""MkDocs hook: give each page a fresh namespace and check that every executable fence ran.
+"""MkDocs hook: give each page a fresh namespace, check that every executable fence ran, and
+render its math with KaTeX at build time.
 
 A fence whose options fail validation is rendered by SuperFences as plain code, never run,
 with no warning; comparing the fences in the Markdown with those that ran catches that.
@@ -14,6 +15,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from autograd_traced.fences import begin_page, current_page, executing
+from autograd_traced.math import MathError, render_math
 from autograd_traced.snippets import EXEC_FENCE_RE
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
@@ -50,4 +52,9 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             len(expected),
             expected,
         )
-    return html
+    katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
+    try:
+        return render_math(html, katex_js)
+    except MathError as error:
+        log.warning("%s: %s", state.page, error)
+        return html

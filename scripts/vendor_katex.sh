@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Vendor KaTeX into docs/assets/katex/ so the site renders math with no
-# request leaving its own origin (no CDN).
+# Vendor KaTeX into docs/assets/katex/. The build renders math with katex.min.js
+# under Node.js (src/autograd_traced/math.py, not shipped to readers); the site
+# serves only the CSS and fonts, so no request leaves its own origin (no CDN).
 #
 # Upgrade KaTeX:
 #   1. set KATEX_VERSION below to the new version and empty KATEX_INTEGRITY,
@@ -12,7 +13,7 @@
 # Needs: npm, node, tar. Only the npm registry is contacted.
 #
 # What it writes (docs/assets/katex/ is deleted and rebuilt):
-#   katex.min.js, contrib/auto-render.min.js, LICENSE, VERSION
+#   katex.min.js (build time only), LICENSE, VERSION
 #   katex.min.css   - every @font-face src rewritten to list only its woff2 url
 #   fonts/*.woff2   - woff2 only (no .woff/.ttf), so the CSS must not name them
 set -euo pipefail
@@ -70,9 +71,8 @@ packed_version="$(node -e 'console.log(require(process.argv[1]).version)' "$pkg/
 
 echo "==> writing $dest"
 rm -rf "$dest"
-mkdir -p "$dest/contrib" "$dest/fonts"
+mkdir -p "$dest/fonts"
 cp "$dist/katex.min.js" "$dest/"
-cp "$dist/contrib/auto-render.min.js" "$dest/contrib/"
 cp "$pkg/LICENSE" "$dest/LICENSE"
 cp "$dist"/fonts/*.woff2 "$dest/fonts/"
 
