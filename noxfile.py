@@ -121,6 +121,16 @@ def update_examples(session: nox.Session) -> None:
 
 
 @nox.session
+def bench(session: nox.Session) -> None:
+    """Measure: build with and without execution, import torch, suites, serve rebuild, weight."""
+    require_system_packages(session, browser=True)
+    install_project(session, extras="test,browser")
+    session.run(
+        "python", "benchmarks/bench.py", *session.posargs, env={**QUIET, "CHROMIUM": CHROMIUM}
+    )
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Ruff lint and format check over all Python, snippets included."""
     session.install("ruff==0.17.6")
