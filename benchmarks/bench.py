@@ -12,15 +12,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import functools
 import gzip
-import http.server
 import importlib.metadata
 import json
 import os
 import platform
 import queue
-import shutil
 import signal
 import socket
 import statistics
@@ -35,26 +32,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograd_traced.local_site import CHROMIUM_ARGS, HOST, copy_site_sources, serving
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
 PYTHON = sys.executable
-HOST = "127.0.0.1"
 EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
-# What a copy of the site needs to build (the same list as tests/build.py).
-SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
 EDITED_PAGE = "docs/computing-gradients.md"
 PAGE_BUDGET_BYTES = 600_000  # 600 KB, 1 KB = 1000 bytes
 EXECUTION_COST_FACTOR = 1.10
 SUITE_OVER_BUILD_MAX = 2.0
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SERVE_TIMEOUT = 120.0  # seconds to wait for a serve log line
 POLLING_INTERVAL = 0.5  # mkdocs serve polls the watched files twice a second
 COMMAND_TIMEOUT = 1800.0
@@ -210,18 +198,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def copy_site_sources(destination: Path) -> Path:
-    destination.mkdir(parents=True)
-    for name in SITE_SOURCES:
-        source = ROOT / name
-        if source.is_dir():
-            ignore = shutil.ignore_patterns("__pycache__")
-            shutil.copytree(source, destination / name, ignore=ignore)
-        else:
-            shutil.copy2(source, destination / name)
-    return destination
-
-
 @dataclass
 class ServeLog:
     """The lines a running `mkdocs serve` printed, each stamped with perf_counter on arrival."""
@@ -296,7 +272,7 @@ def measure_serve_rebuilds(
     repeat: int, workdir: Path, log: Callable[[str], None]
 ) -> dict[str, list[float]]:
     """Append a comment to one article of a copy, time until serve has rebuilt, N times."""
-    site_copy = copy_site_sources(workdir / "serve-copy")
+    site_copy = copy_site_sources(ROOT, workdir / "serve-copy")
     page = site_copy / EDITED_PAGE
     samples: dict[str, list[float]] = {"serve_detect": [], "serve_rebuild": [], "serve_build": []}
     with mkdocs_serve(site_copy) as (_, serve_log):
@@ -362,33 +338,15 @@ def content_pages(site: Path) -> list[str]:
     return pages
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serving(directory: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer((HOST, 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{HOST}:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 def measure_page_weights(site: Path, log: Callable[[str], None]) -> list[PageWeight]:
     """Load each page once, uncached, in headless Chromium; sum every response body."""
     from playwright.sync_api import sync_playwright  # only this benchmark needs it
 
     weights = []
     with serving(site) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS)
+        )
         try:
             for page_path in content_pages(site):
                 weights.append(weigh_page(browser, base, page_path))

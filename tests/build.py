@@ -1,15 +1,12 @@
 """Run the real strict MkDocs build, as CI and `nox -s docs` do, in a subprocess."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from autograd_traced import local_site
 from tests.paths import ROOT
-
-# What a copy of the site needs to build: everything else (site/, .git, .nox) stays behind.
-SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
 
 
 def build(root: Path, site_dir: Path) -> subprocess.CompletedProcess[str]:
@@ -25,13 +22,4 @@ def build(root: Path, site_dir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def copy_site_sources(destination: Path) -> Path:
-    destination.mkdir(parents=True)
-    for name in SITE_SOURCES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(
-                source, destination / name, ignore=shutil.ignore_patterns("__pycache__")
-            )
-        else:
-            shutil.copy2(source, destination / name)
-    return destination
+    return local_site.copy_site_sources(ROOT, destination)

@@ -7,16 +7,13 @@ recorded and then aborted, so the pages are tested as a reader without internet 
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
 import subprocess
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -24,24 +21,17 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
 
+from autograd_traced.local_site import CHROMIUM_ARGS, HOST, serving
+
 ROOT = Path(__file__).resolve().parents[2]  # the parent of tests/
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-LOCAL_HOST = "127.0.0.1"
 REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
 
 
 def is_local(url: str) -> bool:
     """True for requests served by the test server, and for data: and blob: URLs."""
     parts = urlsplit(url)
-    return parts.scheme in ("data", "blob") or parts.hostname == LOCAL_HOST
+    return parts.scheme in ("data", "blob") or parts.hostname == HOST
 
 
 @dataclass
@@ -112,30 +102,10 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def _serving(directory: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{LOCAL_HOST}:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
     """Base URL of the built site, served over HTTP on a free port."""
-    with _serving(built_site) as url:
+    with serving(built_site) as url:
         yield url
 
 
@@ -143,7 +113,7 @@ def site_url(built_site: Path) -> Iterator[str]:
 def serve() -> Iterator[Callable[[Path], str]]:
     """Serve another directory for the rest of one test; returns its base URL."""
     with ExitStack() as stack:
-        yield lambda directory: stack.enter_context(_serving(directory))
+        yield lambda directory: stack.enter_context(serving(directory))
 
 
 @pytest.fixture(scope="session")
@@ -163,7 +133,7 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
             pytrace=False,
         )
     browser = playwright.chromium.launch(
-        executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
     )
     yield browser
     browser.close()

@@ -1,0 +1,61 @@
+"""What the tests and the benchmark share to work on the site: copy its sources, serve a
+built copy on 127.0.0.1, and the flags that keep headless Chromium offline.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+HOST = "127.0.0.1"
+
+# What a copy of the site needs to build and test its snippets; site/, .git, .nox stay behind.
+SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
+
+# Without the background-networking flags, Chromium tries Google's hosts at every start.
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+def copy_site_sources(root: Path, destination: Path) -> Path:
+    destination.mkdir(parents=True)
+    for name in SITE_SOURCES:
+        source = root / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(source, destination / name, ignore=ignore)
+        else:
+            shutil.copy2(source, destination / name)
+    return destination
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serving(directory: Path) -> Iterator[str]:
+    """Serve `directory` on a free port of 127.0.0.1; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer((HOST, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{HOST}:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
