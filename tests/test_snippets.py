@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_traced.snippets import Snippet, SnippetError, run_snippet, transcript
+from autograd_traced.snippets import Snippet, SnippetError, run_snippet, transcript, write_updates
 
 PAGE = "docs/example.md"
 
@@ -75,3 +75,17 @@ def test_missing_file_and_empty_snippet_are_errors(tmp_path: Path) -> None:
         Snippet.load(tmp_path, "snippets/nope.pycon", page=PAGE)
     with pytest.raises(SnippetError, match="no '>>>' examples found"):
         load(tmp_path, "just prose\n")
+
+
+def test_update_rewrites_only_changed_outputs(tmp_path: Path) -> None:
+    text = ">>> x = 2  # kept as written\n>>> print(x)\n3\n>>> print('a\\n\\nb')\nold\n>>> x\n2\n"
+    snippet = load(tmp_path, text)
+    runs = run_snippet(snippet, {}, page=PAGE, update=True)
+    assert write_updates(tmp_path, snippet, runs)
+    updated = (tmp_path / snippet.path).read_text()
+    assert updated == (
+        ">>> x = 2  # kept as written\n>>> print(x)\n2\n"
+        ">>> print('a\\n\\nb')\na\n<BLANKLINE>\nb\n>>> x\n2\n"
+    )
+    # The rewritten transcript now passes as it stands.
+    run_snippet(load(tmp_path, updated), {}, page=PAGE)

@@ -172,7 +172,11 @@ def write_updates(root: Path, snippet: Snippet, runs: list[ExampleRun]) -> bool:
     for run in reversed(changed):  # bottom up, so earlier line numbers stay valid
         start = run.example.lineno + run.source.count("\n")
         end = start + run.example.want.count("\n")
-        lines[start:end] = [line + "\n" for line in run.stored.rstrip("\n").split("\n") if line]
+        stored = run.stored.rstrip("\n")
+        # doctest reads an empty line as the end of the output: it is spelled <BLANKLINE>.
+        lines[start:end] = (
+            [(line or "<BLANKLINE>") + "\n" for line in stored.split("\n")] if stored else []
+        )
     if changed:
         file.write_text("".join(lines), encoding="utf-8")
     return bool(changed)
