@@ -35,6 +35,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not EXECUTED.snippets and not terminalreporter.config.getoption("--require-snippets"):
+        return  # a run without snippet tests (the browser test, a single unit test)
     terminalreporter.write_line(
         f"snippets: {EXECUTED.snippets} snippet runs, {EXECUTED.examples} examples executed"
     )
