@@ -66,9 +66,14 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             len(expected),
             expected,
         )
+    return html
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    # After the search plugin took the page's text: the index keeps each formula once, as TeX.
     katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
     try:
-        return render_math(html, katex_js)
+        return render_math(output, katex_js)
     except MathError as error:
-        log.warning("%s: %s", state.page, error)
-        return html
+        log.warning("%s: %s", page.file.src_uri, error)
+        return output
