@@ -67,7 +67,8 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> Run:
     add_page(root, "typo.md", [f'{setup} sesion="typo"'])
     index = root / "docs" / "index.md"
     index.write_text(
-        index.read_text() + "\n[gone](nowhere.md), [no anchor](computing-gradients.md#no-anchor)\n"
+        index.read_text()
+        + "\n[gone](nowhere.md), [no anchor](computing-gradients.md#no-anchor), $\\frac{1}$\n"
     )
     return run_both(root)
 
@@ -114,6 +115,10 @@ def test_fence_with_a_rejected_option_fails_the_build(broken: Run) -> None:
 def test_broken_internal_link_or_anchor_fails_the_build(broken: Run) -> None:
     assert "nowhere.md" in broken.build.stderr
     assert "no-anchor" in broken.build.stderr
+
+
+def test_formula_katex_cannot_render_fails_the_build(broken: Run) -> None:
+    assert "index.md: KaTeX cannot render '\\\\frac{1}'" in broken.build.stderr
 
 
 def test_later_snippets_of_a_broken_page_are_skipped_not_failed(broken: Run) -> None:
