@@ -116,27 +116,19 @@ def run_snippet(
                 f"{where}: expected an exception, none was raised\n" + _diff(example.want, stdout)
             )
         if error is None:
-            stored = None
-            if not checker.check_output(example.want, stdout, OPTIONFLAGS):
-                if not update:
-                    raise SnippetError(
-                        f"{where}: output differs from the transcript\n"
-                        + _diff(example.want, stdout)
-                    )
-                stored = stdout
-            runs.append(ExampleRun(example, stdout, stored))
+            want, got, shown = example.want, stdout, stdout
+            problem = "output differs from the transcript"
         else:
             # An expected exception: compare its last line(s) and show it the way Python does.
-            exc_msg = "".join(traceback.format_exception_only(type(error), error))
-            shown = f"{stdout}Traceback (most recent call last):\n  ...\n{exc_msg}"
-            stored = None
-            if not checker.check_output(example.exc_msg, exc_msg, OPTIONFLAGS):
-                if not update:
-                    raise SnippetError(
-                        f"{where}: raised a different exception\n" + _diff(example.exc_msg, exc_msg)
-                    )
-                stored = shown.replace(exc_msg, _stable_prefix(exc_msg))
-            runs.append(ExampleRun(example, shown, stored))
+            got = "".join(traceback.format_exception_only(type(error), error))
+            want, problem = example.exc_msg, "raised a different exception"
+            shown = f"{stdout}Traceback (most recent call last):\n  ...\n{got}"
+        stored = None
+        if not checker.check_output(want, got, OPTIONFLAGS):
+            if not update:
+                raise SnippetError(f"{where}: {problem}\n" + _diff(want, got))
+            stored = shown if error is None else shown.replace(got, _stable_prefix(got))
+        runs.append(ExampleRun(example, shown, stored))
         if observe is not None:
             observe(example, namespace)
     return runs
