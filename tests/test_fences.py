@@ -27,7 +27,12 @@ def test_unknown_option_is_an_error_not_plain_code(tmp_path: Path) -> None:
     options = {"exec": "on", "file": "snippets/x.pycon", "sesion": "typo"}
     with pytest.raises(ExecutionError, match="sesion"):
         fences._checked_run(
-            "", state=state, options=options, allowed={"file"}, runner=fences._run_pycon
+            "",
+            state=state,
+            options=options,
+            allowed={"file"},
+            runner=fences._run_pycon,
+            stateful=True,
         )
 
 

@@ -89,14 +89,24 @@ Runner = Callable[[PageState, dict[str, str]], str]
 
 
 def _formatter(
-    language: str, allowed: set[str], runner: Runner, *, html: bool = False
+    language: str, allowed: set[str], runner: Runner, *, html: bool = False, stateful: bool = True
 ) -> Callable[..., str]:
+    """A SuperFences formatter; `stateful` fences read the page namespace, so they cannot run
+    once a fence before them on the page failed."""
+
     def format_fence(
         src: str, language_: str, css_class: str, options: dict[str, Any], md: Markdown, **_: Any
     ) -> str:
         state = current_page()
         label = options.get("file") or options.get("of") or language
-        run = partial(_checked_run, state=state, options=options, allowed=allowed, runner=runner)
+        run = partial(
+            _checked_run,
+            state=state,
+            options=options,
+            allowed=allowed,
+            runner=runner,
+            stateful=stateful,
+        )
         return base_format(
             language=language,
             run=run,
@@ -117,6 +127,7 @@ def _checked_run(
     options: dict[str, str],
     allowed: set[str],
     runner: Runner,
+    stateful: bool,
     **_: Any,
 ) -> str:
     state.ran.append(options.get("file") or options.get("of", ""))
@@ -126,7 +137,7 @@ def _checked_run(
             f'{state.page}: this fence takes exec="on" and {sorted(allowed)} with an empty body '
             f"(got options {options}, body {code.strip()[:40]!r})"
         )
-    if state.failed and runner is not _run_diagram:  # a hand-made diagram needs no state
+    if state.failed and stateful:
         raise _error(f"{state.page}: not run, because {state.failed} failed before it")
     try:
         return runner(state, options)
@@ -140,15 +151,17 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
     snippet = Snippet.load(state.root, path, page=state.page)
     if not executing():
         return code_block("pycon", transcript(stored_runs(snippet)), title=path)
-    if options.get("trace") != "on":
-        runs = run_snippet(snippet, state.namespace, page=state.page)
-        return code_block("pycon", transcript(runs), title=path)
-    from autograd_traced.state_table import StateTable  # imports torch
+    table = None
+    if options.get("trace") == "on":
+        from autograd_traced.state_table import StateTable  # imports torch
 
-    table = StateTable()
-    table.start(state.namespace)
-    runs = run_snippet(snippet, state.namespace, page=state.page, observe=table.observe)
+        table = StateTable()
+        table.start(state.namespace)
+    observe = table.observe if table else None
+    runs = run_snippet(snippet, state.namespace, page=state.page, observe=observe)
     console = code_block("pycon", transcript(runs), title=path)
+    if table is None:
+        return console
     return tabbed(("Console", console), ("State after each line", table.markdown()))
 
 
@@ -191,4 +204,5 @@ def _error(message: str) -> ExecutionError:
 
 format_pycon = _formatter("pycon", {"file", "trace"}, _run_pycon)
 format_graph = _formatter("autograd-graph", {"of", "direction", "alt"}, _run_graph, html=True)
-format_diagram = _formatter("diagram", {"file"}, _run_diagram, html=True)
+# A hand-made diagram reads nothing from the page, so it still renders after a failed snippet.
+format_diagram = _formatter("diagram", {"file"}, _run_diagram, html=True, stateful=False)
