@@ -65,9 +65,8 @@ def base_env(*, execute: bool = True) -> dict[str, str]:
     return env
 
 
-def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> float:
-    """Wall time of one command, in seconds; raises BenchError when it fails."""
-    start = time.perf_counter()
+def run(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> str:
+    """Run one command and return its stdout; raises BenchError when it fails."""
     result = subprocess.run(
         list(argv),
         cwd=cwd,
@@ -77,11 +76,17 @@ def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> 
         timeout=COMMAND_TIMEOUT,
         check=False,
     )
-    elapsed = time.perf_counter() - start
     if result.returncode != 0:
         output = (result.stdout + result.stderr)[-4000:]
         raise BenchError(f"{' '.join(argv)} exited {result.returncode}:\n{output}")
-    return elapsed
+    return result.stdout
+
+
+def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> float:
+    """Wall time of one command, in seconds; raises BenchError when it fails."""
+    start = time.perf_counter()
+    run(argv, env=env, cwd=cwd)
+    return time.perf_counter() - start
 
 
 def build_argv(site_dir: Path) -> list[str]:
@@ -130,27 +135,7 @@ def torch_imported_by_build(site_dir: Path, *, execute: bool) -> bool:
         "        raise\n"
         "print('TORCH_IMPORTED', 'torch' in sys.modules)\n"
     )
-    result = subprocess.run(
-        [PYTHON, "-c", probe],
-        cwd=ROOT,
-        env=base_env(execute=execute),
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_TIMEOUT,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise BenchError(f"probe build failed:\n{(result.stdout + result.stderr)[-4000:]}")
-    return "TORCH_IMPORTED True" in result.stdout
-
-
-def execution_switch_in_sources() -> bool:
-    """Whether the code that reads AUTOGRAD_TRACED_EXECUTE exists in src/ or hooks/."""
-    for folder in ("src", "hooks"):
-        for path in (ROOT / folder).rglob("*.py"):
-            if EXECUTE_VAR in path.read_text(encoding="utf-8"):
-                return True
-    return False
+    return "TORCH_IMPORTED True" in run([PYTHON, "-c", probe], env=base_env(execute=execute))
 
 
 # --- 2. import torch ------------------------------------------------------------------------
@@ -547,7 +532,6 @@ def metadata(args: argparse.Namespace) -> dict[str, Any]:
         "repeat": args.repeat,
         "suite_repeat": args.suite_repeat,
         "benchmarks": list(args.only),
-        "execution_switch_in_sources": execution_switch_in_sources(),
     }
 
 
@@ -644,8 +628,6 @@ def report(args: argparse.Namespace, measured: Measured) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if "build" in args.only and not execution_switch_in_sources():
-        log(f"warning: {EXECUTE_VAR} is not read anywhere in src/ or hooks/: 'off' builds execute")
     try:
         with tempfile.TemporaryDirectory(prefix="autograd-bench-") as tmp:
             measured = measure(args, Path(tmp))
