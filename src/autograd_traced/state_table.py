@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from autograd_traced.graph import format_value
+
 NOT_A_TENSOR = "-"
 
 
@@ -71,18 +73,20 @@ def _is_parameter(value: object) -> bool:
 
 
 def _grad(tensor: torch.Tensor) -> str:
-    return "None" if tensor.grad is None else _number(tensor.grad)
-
-
-def _number(tensor: torch.Tensor) -> str:
-    return f"{tensor.item():.4f}" if tensor.numel() == 1 else f"shape {tuple(tensor.shape)}"
+    return "None" if tensor.grad is None else format_value(tensor.grad)
 
 
 def _row(line: str, name: str, value: object, grads: dict[str, str]) -> Row:
     if isinstance(value, torch.Tensor):
         grad_fn = type(value.grad_fn).__name__ if value.grad_fn is not None else "None"
         return Row(
-            line, name, _number(value), str(value.requires_grad), str(value.is_leaf), grad_fn, grads
+            line,
+            name,
+            format_value(value),
+            str(value.requires_grad),
+            str(value.is_leaf),
+            grad_fn,
+            grads,
         )
     if not name:  # a line that binds nothing (a print, a call): only the .grad columns
         return Row(line, "", "", "", "", "", grads)
@@ -95,7 +99,7 @@ def _describe(value: object) -> str:
     if callable(value):
         return f"function {getattr(value, '__name__', '')}".strip()
     if isinstance(value, tuple) and all(isinstance(item, torch.Tensor) for item in value):
-        return "(" + ", ".join(_number(item) for item in value) + ",)"
+        return "(" + ", ".join(format_value(item) for item in value) + ",)"
     text = repr(value)
     return text if len(text) <= 40 else text[:39] + "…"
 
