@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -22,8 +20,9 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
 
 from autograd_traced.local_site import CHROMIUM_ARGS, HOST, serving
+from tests.build import build
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]  # the parent of tests/
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
 
@@ -85,14 +84,7 @@ def pytest_runtest_makereport(
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built once per session with `mkdocs build --strict`."""
     out = tmp_path_factory.mktemp("site")
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    result = build(ROOT, out)
     if result.returncode != 0:
         pytest.fail(
             f"mkdocs build --strict failed (exit {result.returncode}):\n"
