@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from sybil import Sybil
 
-from autograd_traced.sybil_snippets import EXECUTED, SnippetFenceParser
+from autograd_traced.sybil_snippets import SnippetFenceParser
+from autograd_traced.torch_import import import_torch
 
 ROOT = Path(__file__).parent
 snippet_parser = SnippetFenceParser(ROOT)
@@ -32,18 +33,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     snippet_parser.update = config.getoption("--update-examples")
+    import_torch()  # before collection imports it unfrozen
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not EXECUTED.snippets and not terminalreporter.config.getoption("--require-snippets"):
+    executed = snippet_parser.executed
+    if not executed.snippets and not terminalreporter.config.getoption("--require-snippets"):
         return  # a run without snippet tests (the browser test, a single unit test)
     terminalreporter.write_line(
-        f"snippets: {EXECUTED.snippets} snippet runs, {EXECUTED.examples} examples executed"
+        f"snippets: {executed.snippets} snippet runs, {executed.examples} examples executed"
     )
-    for path in EXECUTED.updated:
+    for path in executed.updated:
         terminalreporter.write_line(f"updated expected output: {path}")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if session.config.getoption("--require-snippets") and EXECUTED.examples == 0:
+    if session.config.getoption("--require-snippets") and snippet_parser.executed.examples == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -7,11 +7,8 @@ with no warning; comparing the fences in the Markdown with those that ran catche
 
 from __future__ import annotations
 
-import gc
 import logging
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
@@ -20,26 +17,15 @@ from mkdocs.structure.pages import Page
 from autograd_traced.fences import begin_page, current_page, executing
 from autograd_traced.math import MathError, render_math
 from autograd_traced.snippets import EXEC_FENCE_RE
+from autograd_traced.torch_import import import_torch
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
 _expected: dict[str, list[str]] = {}
 
 
-def _import_torch_once() -> ModuleType:
-    """Import torch once per process (`mkdocs serve` rebuilds reuse it) for every page."""
-    if "torch" not in sys.modules:
-        # torch brings a few hundred thousand long-lived objects that every garbage collection
-        # would walk again (a tenth of a build); frozen, the collector skips them.
-        gc.freeze()
-        import torch  # noqa: F401
-
-        gc.freeze()
-    return sys.modules["torch"]
-
-
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if executing():
-        torch = _import_torch_once()
+        torch = import_torch()  # once per process: `mkdocs serve` rebuilds reuse it
         # Taken from the build, never typed: the outputs on every page come from this release.
         config.copyright = f"Every output on this site was produced by PyTorch {torch.__version__}."
     else:

@@ -46,15 +46,17 @@ class ExecutionLog:
     updated: list[str] = field(default_factory=list)  # files --update-examples rewrote
 
 
-EXECUTED = ExecutionLog()
-
-
 class SnippetFenceParser:
-    """`update=True` rewrites the expected outputs in place instead of failing on them."""
+    """`update=True` rewrites the expected outputs in place instead of failing on them.
+
+    Each parser keeps its own log, so a pytest run nested in another (the harness tests the
+    tests on a copy of the site) does not add to the outer run's counts.
+    """
 
     def __init__(self, root: Path, *, update: bool = False) -> None:
         self.root = root
         self.update = update
+        self.executed = ExecutionLog()
 
     def __call__(self, document: Document) -> Iterator[Region]:
         page = Path(document.path).relative_to(self.root).as_posix()
@@ -73,10 +75,10 @@ class SnippetFenceParser:
                 snippet = Snippet.load(self.root, item.paths[index], page=item.page)
                 runs = run_snippet(snippet, namespace, page=item.page, update=self.update)
                 if self.update and write_updates(self.root, snippet, runs):
-                    EXECUTED.updated.append(snippet.path)
+                    self.executed.updated.append(snippet.path)
                 namespace[_PROGRESS_KEY] = index + 1
-                EXECUTED.snippets += 1
-                EXECUTED.examples += len(runs)
+                self.executed.snippets += 1
+                self.executed.examples += len(runs)
         except SnippetError as exc:
             namespace[_FAILED_KEY] = item.paths[namespace.get(_PROGRESS_KEY, 0)]
             return str(exc)
