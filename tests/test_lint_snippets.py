@@ -15,7 +15,7 @@ def test_findings_name_the_snippet_line(tmp_path: Path) -> None:
     (tmp_path / "snippets").mkdir()
     snippet = tmp_path / "snippets" / "bad.pycon"
     snippet.write_text(">>> x = 1\n>>> print( x )\n1\n>>> y == 2\n")
-    problems = lint(tmp_path, snippet)
+    problems = lint(tmp_path, [snippet])
     assert "snippets/bad.pycon:2: not ruff-formatted, ruff writes 'print(x)'" in problems
     assert any(p.startswith("snippets/bad.pycon:4:1: B015") for p in problems), problems
 

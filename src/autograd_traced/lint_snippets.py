@@ -10,6 +10,8 @@ from __future__ import annotations
 import doctest
 import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 # A snippet uses names its page defined earlier (F821), imports for the next snippet (F401),
@@ -28,38 +30,48 @@ def shadow(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def lint(root: Path, path: Path) -> list[str]:
-    """Problems in one snippet, each naming `file:line`; empty when ruff is happy."""
-    name = path.relative_to(root).as_posix()
-    text = path.read_text(encoding="utf-8")
-    checked = _ruff(
-        [
-            "check",
-            "--ignore",
-            IGNORED,
-            "--output-format",
-            "concise",
-            "--stdin-filename",
-            f"{name}.py",
-        ],
-        shadow(text),
-        root,
-    )
-    problems = [
-        line.replace(f"{name}.py", name) for line in checked.stdout.splitlines() if ":" in line
-    ]
-    for example in doctest.DocTestParser().get_examples(text):
-        formatted = _ruff(["format", "-"], example.source, root).stdout
-        if formatted != example.source:
-            where = f"{name}:{example.lineno + 1}"
-            problems.append(f"{where}: not ruff-formatted, ruff writes {formatted.strip()!r}")
-    return problems
+def lint(root: Path, paths: Sequence[Path]) -> list[str]:
+    """Problems in the snippets, each naming `file:line`; empty when ruff is happy.
+
+    Two ruff runs in all, each over files in a temporary folder: `check` over the shadows,
+    `format` over each example alone. Run from `root`, ruff uses the project's settings.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        shadows: dict[str, str] = {}  # shadow file -> snippet name
+        examples: dict[Path, tuple[str, doctest.Example]] = {}
+        for path in paths:
+            name = path.relative_to(root).as_posix()
+            text = path.read_text(encoding="utf-8")
+            shadow_file = work / "shadows" / f"{name}.py"
+            shadow_file.parent.mkdir(parents=True, exist_ok=True)
+            shadow_file.write_text(shadow(text), encoding="utf-8")
+            shadows[str(shadow_file)] = name
+            for example in doctest.DocTestParser().get_examples(text):
+                example_file = work / "examples" / f"{len(examples)}.py"
+                example_file.parent.mkdir(exist_ok=True)
+                example_file.write_text(example.source, encoding="utf-8")
+                examples[example_file] = (name, example)
+
+        checked = _ruff(root, "check", "--ignore", IGNORED, "--output-format", "concise", *shadows)
+        problems = []
+        for line in checked.stdout.splitlines():
+            shadow_file, _, finding = line.partition(":")
+            if shadow_file in shadows:
+                problems.append(f"{shadows[shadow_file]}:{finding}")
+        if examples:
+            _ruff(root, "format", *map(str, examples))  # rewrites the copies in place
+        for example_file, (name, example) in examples.items():
+            formatted = example_file.read_text(encoding="utf-8")
+            if formatted != example.source:
+                where = f"{name}:{example.lineno + 1}"
+                problems.append(f"{where}: not ruff-formatted, ruff writes {formatted.strip()!r}")
+        return problems
 
 
-def _ruff(args: list[str], source: str, root: Path) -> subprocess.CompletedProcess[str]:
+def _ruff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ruff", *args],
-        input=source,
         cwd=root,
         capture_output=True,
         text=True,
@@ -74,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         print("no snippets found under", root / "snippets")
         return 1
-    problems = [problem for file in files for problem in lint(root, file)]
+    problems = lint(root, files)
     print("\n".join(problems) or f"{len(files)} snippets: ruff check and format clean")
     return 1 if problems else 0
 
