@@ -85,12 +85,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built once per session with `mkdocs build --strict`."""
     out = tmp_path_factory.mktemp("site")
     result = build(ROOT, out)
-    if result.returncode != 0:
-        pytest.fail(
-            f"mkdocs build --strict failed (exit {result.returncode}):\n"
-            f"{result.stdout}{result.stderr}",
-            pytrace=False,
-        )
+    if not result.ok:
+        pytest.fail(f"mkdocs build --strict failed:\n{result.log}", pytrace=False)
     return out
 
 
