@@ -7,9 +7,10 @@ for byte (tests/test_site_build.py checks that), though made in another process 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from tests.build import copy_site_sources
+from tests.build import CommandBuild, copy_site_sources
 
 SETUP = "snippets/program/setup.pycon"
 WRONG_OUTPUT = "snippets/broken/wrong_output.pycon"
@@ -75,3 +76,10 @@ def derive(root: Path, source: str, target: str, old: str, new: str) -> None:
     assert old in text, f"{old!r} not in {source}"
     (root / target).parent.mkdir(exist_ok=True)
     (root / target).write_text(text.replace(old, new, 1))
+
+
+@dataclass(frozen=True)
+class BrokenSite:
+    workdir: Path  # removed at the end of the session
+    root: Path  # the copy made by `make`
+    build: CommandBuild  # `mkdocs build --strict` of it, into root/site

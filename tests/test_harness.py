@@ -18,9 +18,16 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.snippets import snippet_paths
-from tests.broken_copy import LINKS_PAGE, MISSING, NO_LONGER_RAISES, PAGES, RAISES, WRONG_OUTPUT
+from tests.broken_copy import (
+    LINKS_PAGE,
+    MISSING,
+    NO_LONGER_RAISES,
+    PAGES,
+    RAISES,
+    WRONG_OUTPUT,
+    BrokenSite,
+)
 from tests.build import Build, copy_site_sources
-from tests.conftest import BrokenSite
 
 PHASE2 = "snippets/computing_gradients/phase2_backward.pycon"
 

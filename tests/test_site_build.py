@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from autograd_traced.snippets import EXEC_FENCE_RE, snippet_paths
+from tests.broken_copy import BrokenSite
 from tests.build import build
-from tests.conftest import BrokenSite
 from tests.paths import ARTICLES, DOCS, PAGES, ROOT
 
 
