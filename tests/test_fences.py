@@ -29,6 +29,7 @@ def test_unknown_option_is_an_error_not_plain_code(tmp_path: Path) -> None:
         fences._checked_run(
             "",
             state=state,
+            label="snippets/x.pycon",
             options=options,
             allowed={"file"},
             runner=fences._run_pycon,

@@ -43,7 +43,7 @@ class PageState:
     root: Path
     page: str  # e.g. "docs/computing-gradients.md"
     namespace: dict[str, Any] = field(default_factory=lambda: {"__name__": "__main__"})
-    ran: list[str] = field(default_factory=list)  # one entry per executable fence, in order
+    ran: list[str] = field(default_factory=list)  # each executable fence's label, in order
     failed: str = ""  # the fence that failed: later fences would run on half-made state
 
     def next_id(self, kind: str) -> str:
@@ -102,6 +102,7 @@ def _formatter(
         run = partial(
             _checked_run,
             state=state,
+            label=label,
             options=options,
             allowed=allowed,
             runner=runner,
@@ -124,13 +125,14 @@ def _checked_run(
     code: str,
     *,
     state: PageState,
+    label: str,
     options: dict[str, str],
     allowed: set[str],
     runner: Runner,
     stateful: bool,
     **_: Any,
 ) -> str:
-    state.ran.append(options.get("file") or options.get("of", ""))
+    state.ran.append(label)
     unknown = sorted(set(options) - allowed - {"exec"})
     if unknown or options["exec"] != "on" or code.strip():
         raise _error(
