@@ -32,7 +32,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograd_traced.local_site import CHROMIUM_ARGS, HOST, copy_site_sources, serving
+from autograd_traced.local_site import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    HOST,
+    copy_site_sources,
+    serving,
+    strict_build_command,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
@@ -42,7 +49,6 @@ EDITED_PAGE = "docs/computing-gradients.md"
 PAGE_BUDGET_BYTES = 600_000  # 600 KB, 1 KB = 1000 bytes
 EXECUTION_COST_FACTOR = 1.10
 SUITE_OVER_BUILD_MAX = 2.0
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SERVE_TIMEOUT = 120.0  # seconds to wait for a serve log line
 POLLING_INTERVAL = 0.5  # mkdocs serve polls the watched files twice a second
 COMMAND_TIMEOUT = 1800.0
@@ -89,10 +95,6 @@ def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> 
     return time.perf_counter() - start
 
 
-def build_argv(site_dir: Path) -> list[str]:
-    return [PYTHON, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
-
-
 def interleave(
     commands: dict[str, Callable[[int], float]], repeat: int, log: Callable[[str], None]
 ) -> dict[str, list[float]]:
@@ -116,7 +118,7 @@ def measure_builds(
     def build(execute: bool) -> Callable[[int], float]:
         label = "on" if execute else "off"
         return lambda i: run_timed(
-            build_argv(workdir / f"site-{label}-{i}"), env=base_env(execute=execute)
+            strict_build_command(workdir / f"site-{label}-{i}"), env=base_env(execute=execute)
         )
 
     samples = interleave({"build_on": build(True), "build_off": build(False)}, repeat, log)
@@ -593,7 +595,7 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
     if "pages" in args.only:
         if site is None:
             site = workdir / "site-pages"
-            run_timed(build_argv(site), env=base_env())
+            run_timed(strict_build_command(site), env=base_env())
         log("page weight, one uncached load per page in headless Chromium")
         out.pages = measure_page_weights(site, log)
     return out

@@ -10,7 +10,6 @@ import io
 import logging
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +60,7 @@ class CommandBuild:
     def start(cls, root: Path, site_dir: Path, log_file: Path) -> CommandBuild:
         with log_file.open("wb") as log:  # the child keeps its own handle
             process = subprocess.Popen(
-                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+                local_site.strict_build_command(site_dir),
                 cwd=root,
                 env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
                 stdout=log,

@@ -1,12 +1,14 @@
-"""What the tests and the benchmark share to work on the site: copy its sources, serve a
-built copy on 127.0.0.1, and the flags that keep headless Chromium offline.
+"""What the tests and the benchmark share to work on the site: copy its sources, the strict
+build command, serve a built copy on 127.0.0.1, and the Chromium that loads it offline.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import os
 import shutil
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +19,8 @@ HOST = "127.0.0.1"
 # What a copy of the site needs to build and test its snippets; site/, .git, .nox stay behind.
 SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
 
+# Debian's Chromium, never a Playwright download; CHROMIUM points elsewhere.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Without the background-networking flags, Chromium tries Google's hosts at every start.
 CHROMIUM_ARGS = (
     "--no-sandbox",
@@ -38,6 +42,11 @@ def copy_site_sources(root: Path, destination: Path) -> Path:
         else:
             shutil.copy2(source, destination / name)
     return destination
+
+
+def strict_build_command(site_dir: Path) -> list[str]:
+    """`mkdocs build --strict` into `site_dir`, with this Python; run it from the site's root."""
+    return [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

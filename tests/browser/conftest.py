@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
 
-from autograd_traced.local_site import CHROMIUM_ARGS, HOST, serving
+from autograd_traced.local_site import CHROMIUM, CHROMIUM_ARGS, HOST, serving
 from tests.build import build
 from tests.paths import ROOT
 
@@ -113,15 +113,14 @@ def playwright() -> Iterator[Playwright]:
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     """One headless Chromium for the session: Debian's, never a Playwright download."""
-    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    if not Path(executable).exists():
+    if not Path(CHROMIUM).exists():
         pytest.fail(
-            f"Chromium not found at {executable}: `apt-get install chromium` "
+            f"Chromium not found at {CHROMIUM}: `apt-get install chromium` "
             "(or point the CHROMIUM environment variable at a Chromium binary)",
             pytrace=False,
         )
     browser = playwright.chromium.launch(
-        executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+        executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS)
     )
     yield browser
     browser.close()
