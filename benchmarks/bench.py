@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograd_traced.fences import EXECUTE_VAR
 from autograd_traced.local_site import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -44,7 +45,6 @@ from autograd_traced.local_site import (
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
 PYTHON = sys.executable
-EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
 EDITED_PAGE = "docs/computing-gradients.md"
 PAGE_BUDGET_BYTES = 600_000  # 600 KB, 1 KB = 1000 bytes
 EXECUTION_COST_FACTOR = 1.10

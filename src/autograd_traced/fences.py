@@ -27,13 +27,15 @@ from markdown_exec import ExecutionError, base_format, code_block, tabbed
 from autograd_traced.diagrams import diagram_svg
 from autograd_traced.snippets import Snippet, SnippetError, run_snippet, stored_runs, transcript
 
+EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
+
 
 def executing() -> bool:
     """False when AUTOGRAD_TRACED_EXECUTE=0: pages show stored transcripts, torch is not loaded.
 
     Only the benchmark uses this, to measure what running the snippets costs a build.
     """
-    return os.environ.get("AUTOGRAD_TRACED_EXECUTE", "1") != "0"
+    return os.environ.get(EXECUTE_VAR, "1") != "0"
 
 
 @dataclass
