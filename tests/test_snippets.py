@@ -27,20 +27,21 @@ def test_state_is_shared_through_the_namespace(tmp_path: Path) -> None:
     run_snippet(load(tmp_path, ">>> print(x + 2)\n42\n"), namespace, page=PAGE)
 
 
+def failure(tmp_path: Path, text: str) -> str:
+    """The message of the SnippetError that running `text` must raise."""
+    with pytest.raises(SnippetError) as raised:
+        run_snippet(load(tmp_path, text), {}, page=PAGE)
+    return str(raised.value)
+
+
 def test_wrong_output_names_file_line_page_and_diff(tmp_path: Path) -> None:
-    snippet = load(tmp_path, ">>> x = 2\n>>> print(x * 3)\n7\n")
-    with pytest.raises(SnippetError) as failure:
-        run_snippet(snippet, {}, page=PAGE)
-    message = str(failure.value)
+    message = failure(tmp_path, ">>> x = 2\n>>> print(x * 3)\n7\n")
     assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): output differs")
     assert "-7\n+6\n" in message
 
 
 def test_unexpected_exception_points_at_the_snippet_line(tmp_path: Path) -> None:
-    snippet = load(tmp_path, ">>> x = 1\n>>> raise ValueError('boom')\n")
-    with pytest.raises(SnippetError) as failure:
-        run_snippet(snippet, {}, page=PAGE)
-    message = str(failure.value)
+    message = failure(tmp_path, ">>> x = 1\n>>> raise ValueError('boom')\n")
     assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): unexpected")
     assert 'File "snippets/example.pycon", line 2' in message
     assert "ValueError: boom" in message
