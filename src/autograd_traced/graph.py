@@ -1,11 +1,8 @@
 """Walk the graph autograd recorded for a tensor and draw it as an inline, theme-aware SVG.
 
 ``walk`` follows ``grad_fn`` and ``next_functions`` from a root tensor (usually ``loss``) and
-returns a small frozen ``Graph``. ``to_dot`` turns it into Graphviz DOT, ``render_svg`` runs
-``dot -Tsvg`` and post-processes the SVG so it can be pasted into a page: no XML prolog or
-comments (they carry the Graphviz version), no fixed size, no white background, colours taken
-from ``currentColor`` and CSS classes (styled by ``docs/stylesheets/diagrams.css``), prefixed ids
-and an accessible name.
+returns a small frozen ``Graph``. ``to_dot`` turns it into Graphviz DOT, and ``graph_svg``
+renders that with ``svg.render_svg``, which makes the SVG fit to inline in either palette.
 
 What counts as a saved value: a ``_saved_*`` attribute of a backward node whose value is a tensor
 (or a tuple of tensors, listed as ``name[i]``). ``None`` entries (for example
