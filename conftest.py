@@ -1,19 +1,26 @@
-"""Collect every snippet fence in docs/*.md as a test (Sybil), and report what ran.
+"""Collect every executable fence in docs/**/*.md as a test (Sybil), and report what ran.
 
 `pytest docs --update-examples` rewrites the expected outputs stored in the snippet files
 from what the code prints now (like Pydantic's), for when an output legitimately changes.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from mkdocs.utils.yaml import yaml_load
 from sybil import Sybil
 
+from autograd_traced import fork_server
+from autograd_traced.page_run import Settings
 from autograd_traced.sybil_snippets import SnippetFenceParser
 from autograd_traced.torch_import import import_torch
 
 ROOT = Path(__file__).parent
-snippet_parser = SnippetFenceParser(ROOT)
+# The build's own settings (the time limit) come from mkdocs.yml, written once.
+with (ROOT / "mkdocs.yml").open(encoding="utf-8") as config:
+    SETTINGS = Settings.from_extra(yaml_load(config).get("extra") or {})
+snippet_parser = SnippetFenceParser(ROOT, SETTINGS)
 snippet_pages = Sybil(parsers=[snippet_parser], patterns=["*.md"], path="docs")
 pytest_collect_file = snippet_pages.pytest()
 
@@ -32,8 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    snippet_parser.update = config.getoption("--update-examples")
+    if config.getoption("--update-examples"):
+        snippet_parser.settings = replace(snippet_parser.settings, update=True)
     import_torch()  # before collection imports it unfrozen
+    fork_server.shared()  # forked now, before any test can change this process's state
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

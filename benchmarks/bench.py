@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograd_traced.fences import EXECUTE_VAR
+from autograd_traced.build_mode import EXECUTE_VAR
 from autograd_traced.local_site import (
     CHROMIUM,
     CHROMIUM_ARGS,

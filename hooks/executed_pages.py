@@ -1,31 +1,41 @@
-"""MkDocs hook: give each page a fresh namespace, check that every executable fence ran, and
-render its math with KaTeX at build time.
+"""MkDocs hook: run every page's executable fences before rendering (in parallel, each page in
+a process of its own, reusing results whose inputs did not change), fail the build on any
+failure, and render math with KaTeX at build time.
 
-A fence whose options fail validation is rendered by SuperFences as plain code, never run,
-with no warning; comparing the fences in the Markdown with those that ran catches that.
+A failed fence fails `mkdocs build` whatever its flags (`-q`, `-v`, with or without
+`--strict`): it is an error of its own, raised before any page is written. Under
+`mkdocs serve` the page shows the error instead, and the server keeps serving.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import meta
 
-from autograd_traced.fences import begin_page, current_page, executing
+from autograd_traced import build_mode, fences, fork_server, page_run
 from autograd_traced.math import MathError, render_math
-from autograd_traced.snippets import EXEC_FENCE_RE
 from autograd_traced.torch_import import import_torch
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
-_expected: dict[str, list[str]] = {}
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    build_mode.serving = command == "serve"  # this module is loaded again for each rebuild
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    if executing():
+    fences.begin_build()
+    build_mode.stages.clear()
+    if build_mode.executing():
         torch = import_torch()  # once per process: `mkdocs serve` rebuilds reuse it
+        fork_server.shared()  # forked now, from this thread, before any page runs
         # Taken from the build, never typed: the outputs on every page come from this release.
         config.copyright = f"Every output on this site was produced by PyTorch {torch.__version__}."
     else:
@@ -33,33 +43,77 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    # Every page starts running now, a process per core, while MkDocs reads the others.
+    plans = []
+    for file in files.documentation_pages():
+        markdown, _ = meta.get_data(Path(file.abs_src_path).read_text(encoding="utf-8-sig"))
+        plans.append(_plan(file.abs_src_path, markdown, config))
+    page_run.prefetch(plans)
+    if build_mode.serving:
+        page_run.forget_except(plan.key for plan in plans)
+    return files
+
+
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    root = Path(config.config_file_path).parent
-    begin_page(root, Path(page.file.abs_src_path).relative_to(root).as_posix())
-    _expected[page.file.src_uri] = [m.group(0).strip() for m in EXEC_FENCE_RE.finditer(markdown)]
+    plan = _plan(page.file.abs_src_path, markdown, config)
+    with build_mode.timed("execution"):
+        fences.begin_page(page_run.run_page(plan))
     return markdown
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    state = current_page()
-    expected = _expected.pop(page.file.src_uri)
-    if len(state.ran) != len(expected):
-        log.warning(
-            "%s: %d executable fences ran, but the page has %d: %s. A fence that did not run "
-            "has an option SuperFences rejected.",
-            state.page,
-            len(state.ran),
-            len(expected),
-            expected,
+    state = fences.current_page()
+    assert state is not None
+    missed = [
+        fences.failures.add(
+            f"{result.where}: this {result.language} fence was not run by the build: "
+            'SuperFences did not take it as a fence (check its options are key="value", '
+            "and that it is not inside an HTML block)"
         )
-    return html
+        for result in state.unshown()
+        if not result.failed
+    ]
+    return "".join(fences.error_block(message) for message in missed) + html
+
+
+def on_env(env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
+    # Every page is rendered, none is written yet: stop here so no broken page is published.
+    if fences.failures.messages:
+        if build_mode.serving:
+            for message in fences.failures.messages:
+                build_mode.report_to_writer(message)
+        else:
+            count = len(fences.failures.messages)
+            raise PluginError(
+                f"{count} executable fence(s) failed; no page was written:\n\n"
+                + "\n\n".join(fences.failures.messages)
+            )
+    return env
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     # After the search plugin took the page's text: the index keeps each formula once, as TeX.
     katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
     try:
-        return render_math(output, katex_js)
+        with build_mode.timed("math"):
+            return render_math(output, katex_js)
     except MathError as error:
-        log.warning("%s: %s", page.file.src_uri, error)
+        message = fences.failures.add(f"{page.file.src_uri}: {error}")
+        if build_mode.serving:
+            build_mode.report_to_writer(message)
         return output
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    log.debug("autograd-traced stages: %s", json.dumps(build_mode.stages))
+    # Formulas are rendered as pages are written: reported once all are, anchors checked.
+    if fences.failures.messages and not build_mode.serving:
+        raise PluginError("\n\n".join(fences.failures.messages))
+
+
+def _plan(abs_src_path: str | None, markdown: str, config: MkDocsConfig) -> page_run.PagePlan:
+    root = Path(config.config_file_path).parent
+    page = Path(abs_src_path or "").relative_to(root).as_posix()
+    settings = page_run.Settings.from_extra(config.extra, execute=build_mode.executing())
+    return page_run.plan_page(root, page, markdown, settings)

@@ -27,17 +27,20 @@ class Build:
     log: str  # what `mkdocs build` would print: one "LEVEL    -  message" per record
 
 
-def build(root: Path, site_dir: Path) -> Build:
-    """`mkdocs build --strict --site-dir site_dir` for the site at `root`, in this process."""
+def build(root: Path, site_dir: Path, *, strict: bool = True, quiet: bool = False) -> Build:
+    """`mkdocs build --strict --site-dir site_dir` for the site at `root`, in this process.
+
+    `quiet` logs what `mkdocs build -q` shows: errors only (and strict mode counts no warnings).
+    """
     log = io.StringIO()
     handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     mkdocs_log = logging.getLogger("mkdocs")
     level = mkdocs_log.level
     mkdocs_log.addHandler(handler)
-    mkdocs_log.setLevel(logging.INFO)
+    mkdocs_log.setLevel(logging.ERROR if quiet else logging.INFO)
     try:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
         mkdocs_build(config)
         ok = True
     except Abort as abort:
@@ -57,10 +60,10 @@ class CommandBuild:
     log_file: Path
 
     @classmethod
-    def start(cls, root: Path, site_dir: Path, log_file: Path) -> CommandBuild:
+    def start(cls, root: Path, site_dir: Path, log_file: Path, *flags: str) -> CommandBuild:
         with log_file.open("wb") as log:  # the child keeps its own handle
             process = subprocess.Popen(
-                local_site.strict_build_command(site_dir),
+                local_site.build_command(site_dir, *flags),
                 cwd=root,
                 env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
                 stdout=log,

@@ -1,8 +1,8 @@
-"""Start the harness's real `mkdocs build --strict` of the broken site before anything else.
+"""Start the harness's real builds of its copies of the site before anything else.
 
-That command starts a fresh Python that imports torch: it would add about 1.7 s to a 3 s run.
-So it runs in a background process, on the machine's other core, from the start of the
-session, and the tests that read it run last, when it has finished.
+Each command starts a fresh Python that imports torch: about 1.7 s each. So they run in
+background processes, from the start of the session, and the tests that read them run
+last, when they have finished.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from tests import broken_copy
 from tests.build import CommandBuild
 
 HARNESS = Path(__file__).parent / "test_harness.py"
-STARTED = pytest.StashKey[broken_copy.BrokenSite]()
+STARTED = pytest.StashKey[broken_copy.Copies]()
 
 
 @pytest.hookimpl(tryfirst=True)  # before the root conftest imports torch: a second earlier
@@ -28,27 +28,33 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # What needs the background build goes last: by then it is done.
-    items.sort(key=lambda item: "broken_site" in getattr(item, "fixturenames", ()))
+    items.sort(key=lambda item: "copies" in getattr(item, "fixturenames", ()))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if STARTED in config.stash:
-        config.stash[STARTED].build.stop()
+        config.stash[STARTED].stop()
         shutil.rmtree(config.stash[STARTED].workdir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def broken_site(request: pytest.FixtureRequest) -> broken_copy.BrokenSite:
-    """The copy of the site with the broken pages (tests/broken_copy.py), being built."""
+def copies(request: pytest.FixtureRequest) -> broken_copy.Copies:
+    """The passing and the broken copy of the site (tests/broken_copy.py), being built."""
     return _start(request.config)
 
 
-def _start(config: pytest.Config) -> broken_copy.BrokenSite:
+def _start(config: pytest.Config) -> broken_copy.Copies:
     if STARTED not in config.stash:
-        workdir = Path(tempfile.mkdtemp(prefix="autograd-traced-broken-"))
-        root = broken_copy.make(workdir / "repo")
-        command = CommandBuild.start(root, root / "site", workdir / "build.log")
-        config.stash[STARTED] = broken_copy.BrokenSite(workdir, root, command)
+        workdir = Path(tempfile.mkdtemp(prefix="autograd-traced-copies-"))
+        passing = broken_copy.make_passing(workdir / "passing" / "repo")
+        broken = broken_copy.make_broken(workdir / "broken" / "repo")
+        config.stash[STARTED] = broken_copy.Copies(
+            workdir,
+            passing,
+            broken,
+            CommandBuild.start(passing, passing / "site", workdir / "passing.log", "--strict"),
+            CommandBuild.start(broken, broken / "site", workdir / "broken.log", "-q"),
+        )
     return config.stash[STARTED]
 
 

@@ -1,33 +1,45 @@
-"""The harness itself: a broken snippet turns both the strict build and the tests red.
+"""The harness itself: every kind of break turns both the build and the tests red.
 
-A copy of the site has one extra page per kind of break (tests/broken_copy.py). The real
-`mkdocs build --strict` runs on it in the background (tests/conftest.py) and the snippet
-tests run on it here, in a nested pytest session; each test checks that its break was
-reported by both, naming the snippet, its line and the page. Nothing else may go red: every
-failed test and every warning is accounted for, so the copy's untouched pages are the control.
+The broken copy has one extra page per kind of break (tests/broken_copy.py). The real
+`mkdocs build -q` runs on it in the background (tests/conftest.py): quiet and not strict,
+the flags under which a warning alone would pass. Its snippet tests run here, in a nested
+pytest session. Each test checks that its break was reported by both, naming the page and
+the fence's line, the snippet and its line, and the cause. Nothing else may go red: every
+failed test is accounted for, so the copy's untouched pages are the control.
+
+The passing copy is built by the real `mkdocs build --strict`: fences in every form run,
+and pages that try to leak state into each other print what a fresh process prints.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from autograd_traced.snippets import snippet_paths
+from autograd_traced.fence_grammar import executable_fences
+from tests import broken_copy
 from tests.broken_copy import (
-    LINKS_PAGE,
+    BAD_DOT,
+    BAD_REPR,
+    BROKEN,
+    ENDLESS,
+    EXITS,
+    KILLS,
     MISSING,
+    NO_ALT,
     NO_LONGER_RAISES,
-    PAGES,
+    PASSING,
     RAISES,
+    SETUP,
+    UNPARSABLE,
     WRONG_OUTPUT,
-    BrokenSite,
+    Copies,
 )
-from tests.build import Build, copy_site_sources
+from tests.build import Build, build, copy_site_sources
 
 PHASE2 = "snippets/computing_gradients/phase2_backward.pycon"
 
@@ -43,7 +55,7 @@ class Outcomes:
             self.of.setdefault(report.nodeid, report.outcome)
 
     def pages(self, outcome: str) -> list[str]:
-        return [node.split("::")[0] for node, got in self.of.items() if got == outcome]
+        return sorted({node.split("::")[0] for node, got in self.of.items() if got == outcome})
 
 
 @dataclass(frozen=True)
@@ -68,14 +80,38 @@ class Run:
     root: Path
 
 
+def real_pages_fail(tests: PytestRun) -> bool:
+    ours = {f"docs/{name}" for name in [*BROKEN, *PASSING, broken_copy.FENCE_FORMS_PAGE]}
+    return any(page not in ours for page in tests.outcomes.pages("failed"))
+
+
 @pytest.fixture(scope="module")
-def broken(broken_site: BrokenSite) -> Run:
-    tests = run_tests(broken_site.root)  # while the build goes on in the background
-    return Run(broken_site.build.result(), tests, broken_site.root)
+def broken(copies: Copies) -> Run:
+    tests = run_tests(copies.broken)  # while the builds go on in the background
+    if real_pages_fail(tests):  # said once, by the real pages' own snippet tests
+        pytest.skip("the site's own pages fail: their snippet tests say why")
+    return Run(copies.broken_build.result(), tests, copies.broken)
+
+
+@dataclass(frozen=True)
+class Passing:
+    build: Build
+    root: Path
+
+    def page(self, name: str) -> str:
+        built = self.root / "site" / name.removesuffix(".md") / "index.html"
+        return built.read_text()
+
+
+@pytest.fixture(scope="module")
+def passing(copies: Copies) -> Passing:
+    result = Passing(copies.passing_build.result(), copies.passing)
+    assert result.build.ok, result.build.log
+    return result
 
 
 def assert_both_red(run: Run, *expected: str) -> None:
-    assert not run.build.ok, "the strict build passed a broken snippet"
+    assert not run.build.ok, "the build passed a broken page"
     assert run.tests.exit_code == pytest.ExitCode.TESTS_FAILED, run.tests.output
     for needle in expected:
         assert needle in run.build.log, f"build output lacks {needle!r}:\n{run.build.log}"
@@ -85,7 +121,7 @@ def assert_both_red(run: Run, *expected: str) -> None:
 def test_wrong_expected_output(broken: Run) -> None:
     assert_both_red(
         broken,
-        f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md): output differs",
+        f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md:9): output differs",
         "-w1.grad = -0.0898   b.grad = -0.0818\n",
         "+w1.grad = -0.0898   b.grad = -0.0817\n",
     )
@@ -93,60 +129,142 @@ def test_wrong_expected_output(broken: Run) -> None:
 
 def test_unexpected_raise(broken: Run) -> None:
     assert_both_red(
-        broken, f"{RAISES}:2 (used by docs/raises.md): unexpected exception", "ValueError: snippet"
+        broken,
+        f"{RAISES}:2 (used by docs/raises.md:6): unexpected exception",
+        "ValueError: snippet",
+        f'File "{RAISES}", line 2',
     )
-    assert f'File "{RAISES}", line 2' in broken.build.log
 
 
 def test_expected_error_that_no_longer_happens(broken: Run) -> None:
     assert_both_red(
-        broken, f"{NO_LONGER_RAISES}:4 (used by docs/no-longer-raises.md): expected an exception"
+        broken, f"{NO_LONGER_RAISES}:4 (used by docs/no-longer-raises.md:6): expected an exception"
     )
 
 
 def test_missing_snippet_file(broken: Run) -> None:
-    assert_both_red(broken, f"docs/missing.md: snippet file '{MISSING}' does not")
+    assert_both_red(broken, "docs/missing.md:3: this pycon fence", f"{MISSING!r} does not exist")
 
 
-def test_fence_with_a_rejected_option_fails_the_build(broken: Run) -> None:
-    assert not broken.build.ok
-    assert "docs/typo.md: this fence takes" in broken.build.log
-    assert "sesion" in broken.build.log
+def test_unknown_option(broken: Run) -> None:
+    assert_both_red(broken, "docs/typo.md:3: this pycon fence", "unknown option sesion='typo'")
 
 
-def test_broken_internal_link_or_anchor_fails_the_build(broken: Run) -> None:
-    assert "nowhere.md" in broken.build.log
-    assert "no-anchor" in broken.build.log
+def test_misspelt_options_and_values(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        "docs/misspelt.md:3: this pycon fence",
+        "unknown option exce='on'; missing exec=\"on\"",
+        "docs/misspelt.md:6: this pycon fence",
+        "trace='yes' is not one of 'on', 'off'",
+        "docs/misspelt.md:9: this pycon fence",
+        "missing file=...",
+        "docs/misspelt.md:12: this diagram fence",  # the page's last fence
+    )
 
 
-def test_formula_katex_cannot_render_fails_the_build(broken: Run) -> None:
-    assert f"{LINKS_PAGE}: KaTeX cannot render '\\\\frac{{1}}'" in broken.build.log
+def test_unreadable_options(broken: Run) -> None:
+    assert_both_red(broken, "docs/unquoted.md:3: this pycon fence", "write options as key=")
+
+
+def test_transcript_that_doctest_cannot_read(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        f"{UNPARSABLE}:3 (used by docs/unparsable.md:3): cannot read the transcript",
+        "lacks blank after >>>",
+    )
+
+
+def test_drawing_the_state_fails(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        f"{BAD_REPR}:4 (used by docs/bad-repr.md:3): could not record the state",
+        "ValueError: no repr",
+    )
+
+
+def test_broken_hand_made_diagrams(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        f"docs/bad-diagrams.md:3: {BAD_DOT}: dot failed",
+        "syntax error in line 2",
+        f"docs/bad-diagrams.md:6: {NO_ALT}: no alt text",
+    )
+
+
+def test_system_exit_in_a_snippet(broken: Run) -> None:
+    assert_both_red(
+        broken, f"{EXITS}:2 (used by docs/exits.md:3): unexpected exception", "SystemExit: 0"
+    )
+
+
+def test_a_snippet_that_ends_its_process(broken: Run) -> None:
+    assert_both_red(
+        broken, f"{KILLS}:2 (used by docs/kills.md:3): the page's process ended abruptly"
+    )
+
+
+def test_an_endless_loop_is_stopped_at_its_time_limit(broken: Run) -> None:
+    assert_both_red(broken, f"{ENDLESS}:2 (used by docs/endless.md:3): timed out after 1 s")
+
+
+def test_a_failed_build_writes_no_page(broken: Run) -> None:
+    assert not list((broken.root / "site").rglob("*.html"))
+    assert "no page was written" in broken.build.log
 
 
 def test_later_snippets_of_a_broken_page_are_skipped_not_failed(broken: Run) -> None:
-    assert f"needs the state of {WRONG_OUTPUT}, which failed" in broken.tests.output
+    assert "not run: docs/wrong-output.md:9 failed before it" in broken.tests.output
     assert broken.tests.outcomes.pages("skipped") == ["docs/wrong-output.md"]
 
 
 def test_only_the_breaks_fail(broken: Run) -> None:
-    broken_pages = ["docs/missing.md", "docs/no-longer-raises.md", "docs/raises.md"]
-    assert sorted(broken.tests.outcomes.pages("failed")) == [*broken_pages, "docs/wrong-output.md"]
-    fences = sum(len(snippet_paths(p.read_text())) for p in (broken.root / "docs").glob("*.md"))
-    assert len(broken.tests.outcomes.pages("passed")) == fences - 5
-    warnings = [
-        r
-        for r in re.split(r"^(?=[A-Z]+ +- )", broken.build.log, flags=re.M)
-        if r.startswith("WARNING")
-    ]
-    unexplained = [w for w in warnings if not any(page in w for page in [*PAGES, LINKS_PAGE])]
-    assert len(warnings) >= len(PAGES) + 3, broken.build.log  # a page each, 3 on the links page
+    assert broken.tests.outcomes.pages("failed") == sorted(f"docs/{name}" for name in BROKEN)
+    failures = broken.build.log.split("\n\n")
+    unexplained = [f for f in failures if "docs/" in f and not any(n in f for n in BROKEN)]
     assert not unexplained, unexplained
 
 
-def test_printed_markup_is_shown_as_text_never_run(broken: Run) -> None:
-    html = (broken.root / "site" / "markup" / "index.html").read_text()
+def test_strict_and_verbose_builds_fail_too(broken: Run, tmp_path: Path) -> None:
+    # In this process: the pages' runs are reused from the snippet tests above.
+    strict = build(broken.root, tmp_path / "site")
+    assert not strict.ok and f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md:9)" in strict.log
+
+
+def test_fences_in_every_form_run_in_build_and_tests(broken: Run, passing: Passing) -> None:
+    page = broken_copy.FENCE_FORMS_PAGE
+    html = passing.page(page)
+    for path in (SETUP, "snippets/computing_gradients/phase1_grad.pycon", PHASE2):
+        assert f'<span class="filename">{path}</span>' in html, path
+    assert html.count('<figure class="autograd-diagram">') == 2
+    assert f'exec="on" file="{MISSING}"' in html  # shown as text
+    fences = executable_fences((broken.root / "docs" / page).read_text())
+    passed = [n for n, got in broken.tests.outcomes.of.items() if page in n and got == "passed"]
+    assert len(passed) == len(fences) == 5
+
+
+def test_pages_cannot_leak_state_into_each_other(broken: Run, passing: Passing) -> None:
+    # Each page changes torch's and Python's settings at its end, then the other one checks
+    # them at its start: in the build and in the tests, whichever runs first.
+    for page in ("isolation-a.md", "isolation-z.md"):
+        html = passing.page(page)
+        assert "torch.float32 cpu True" in html and "0.4963 0.8444 0.5488" in html
+        assert broken.tests.outcomes.of[f"docs/{page}::line:3,column:1"] == "passed"
+
+
+def test_printed_markup_is_shown_as_text_never_run(passing: Passing) -> None:
+    html = passing.page("markup.md")
     assert "&lt;script&gt;alert('x')&lt;/script&gt;" in html
     assert "<script>alert(" not in html
+
+
+def test_broken_links_anchors_and_formulas_fail_the_strict_build(tmp_path: Path) -> None:
+    root = broken_copy.make_links(tmp_path / "repo")
+    result = build(root, tmp_path / "site")
+    assert not result.ok
+    assert "nowhere.md" in result.log
+    assert "no-anchor" in result.log
+    assert "links.md: KaTeX cannot render '\\\\frac{1}'" in result.log
 
 
 def test_update_examples_rewrites_expected_output_in_place(tmp_path: Path) -> None:

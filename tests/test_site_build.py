@@ -6,42 +6,45 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograd_traced.snippets import EXEC_FENCE_RE, snippet_paths
-from tests.broken_copy import BrokenSite
-from tests.build import build
+from autograd_traced.fence_grammar import executable_fences, snippet_files
+from tests.broken_copy import Copies
+from tests.build import Build, build
 from tests.paths import ARTICLES, DOCS, PAGES, ROOT
 
 
 @pytest.fixture(scope="session")
-def build_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+def site_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     site = tmp_path_factory.mktemp("site")
-    result = build(ROOT, site)
-    assert result.ok, result.log
-    return site, result.log
+    return site, build(ROOT, site)
 
 
 @pytest.fixture(scope="session")
-def built_site(build_log: tuple[Path, str]) -> Path:
-    return build_log[0]
+def built_site(site_build: tuple[Path, Build]) -> Path:
+    site, result = site_build
+    if not result.ok:  # one failure says so, with the log: test_strict_build_passes...
+        pytest.skip("the strict build failed")
+    return site
 
 
 def page_html(site: Path, page: Path) -> str:
-    name = "index.html" if page.stem == "index" else f"{page.stem}/index.html"
+    path = page.relative_to(DOCS).with_suffix("")
+    name = path.parent / "index.html" if path.name == "index" else path / "index.html"
     return (site / name).read_text()
 
 
-def test_strict_build_passes_without_warnings(build_log: tuple[Path, str]) -> None:
-    _, log = build_log
-    assert "Documentation built" in log
-    assert "WARNING" not in log, log
+def test_strict_build_passes_without_warnings(site_build: tuple[Path, Build]) -> None:
+    _, result = site_build
+    problems = [line for line in result.log.splitlines() if not line.startswith("INFO")]
+    assert result.ok and not problems, "\n".join(problems)
+    assert "Documentation built" in result.log
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_executable_fence_rendered(built_site: Path, page: Path) -> None:
     markdown, html = page.read_text(), page_html(built_site, page)
-    for path in snippet_paths(markdown):
+    for path in snippet_files(markdown):
         assert f'<span class="filename">{path}</span>' in html, f"{path} shows no transcript"
-    figures = len([f for f in EXEC_FENCE_RE.findall(markdown) if "pycon" not in f])
+    figures = len([f for f in executable_fences(markdown) if f.language != "pycon"])
     assert html.count('<figure class="autograd-diagram">') == figures
     assert html.count("<svg") >= figures
 
@@ -63,14 +66,16 @@ def test_footer_names_the_torch_release_that_ran(built_site: Path) -> None:
 
 def test_html_has_no_raw_fence_left(built_site: Path) -> None:
     for page in PAGES:
-        assert not re.search(r'exec="on"', page_html(built_site, page)), page.name
+        html = page_html(built_site, page)
+        assert not re.search(r'exec="on"|autograd-failure', html), page.name
 
 
-def test_two_builds_produce_identical_html(built_site: Path, broken_site: BrokenSite) -> None:
-    # The harness's copy holds the same pages, untouched, next to its broken ones; the real
-    # command built it in another process, from another folder.
-    broken_site.build.result()
-    again = broken_site.root / "site"
+def test_two_builds_produce_identical_html(built_site: Path, copies: Copies) -> None:
+    # The harness's passing copy holds the same pages, untouched, next to pages of its own;
+    # the real command built it in another process, from another folder.
+    if not copies.passing_build.result().ok:
+        pytest.skip("the passing copy did not build: tests/test_harness.py says why")
+    again = copies.passing / "site"
     pages = sorted(p.relative_to(built_site) for p in built_site.rglob("*.html"))
     assert len(pages) == len(PAGES) + 1  # and 404.html
     for page in pages:

@@ -4,6 +4,7 @@ import doctest
 
 import torch
 
+from autograd_traced.snippets import ExampleRun
 from autograd_traced.state_table import StateTable
 
 
@@ -13,7 +14,7 @@ def trace(source: str, namespace: dict[str, object] | None = None) -> StateTable
     table.start(namespace)
     for example in doctest.DocTestParser().get_examples(source):
         exec(example.source, namespace)
-        table.observe(example, namespace)
+        table.observe(ExampleRun(example, ""), namespace)
     return table
 
 

@@ -12,6 +12,7 @@ use the marker colours of ``svg.TEXT_CLASSES`` for text that needs a class of it
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -33,3 +34,12 @@ def diagram_svg(path: Path, *, alt: str | None = None, id_prefix: str | None = N
     if not alt:
         raise ValueError(f"{path}: no alt text: pass alt= or begin with '// alt: ...'")
     return render_svg(source, alt=alt, id_prefix=id_prefix or path.stem)
+
+
+@functools.lru_cache(maxsize=256)
+def cached_diagram_svg(source: str, name: str, *, id_prefix: str) -> str:
+    """`diagram_svg` of a file's text, drawn once per content: pages and rebuilds share it."""
+    alt = diagram_alt(source)
+    if not alt:
+        raise ValueError("no alt text: begin the file with '// alt: ...'")
+    return render_svg(source, alt=alt, id_prefix=id_prefix)

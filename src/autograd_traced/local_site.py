@@ -46,7 +46,12 @@ def copy_site_sources(root: Path, destination: Path) -> Path:
 
 def strict_build_command(site_dir: Path) -> list[str]:
     """`mkdocs build --strict` into `site_dir`, with this Python; run it from the site's root."""
-    return [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
+    return build_command(site_dir, "--strict")
+
+
+def build_command(site_dir: Path, *flags: str) -> list[str]:
+    """`mkdocs build FLAGS` into `site_dir`, with this Python; run it from the site's root."""
+    return [sys.executable, "-m", "mkdocs", "build", *flags, "--site-dir", str(site_dir)]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

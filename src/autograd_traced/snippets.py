@@ -25,26 +25,6 @@ from typing import Any
 # messages between releases, so a snippet stores "RuntimeError: Trying to ... second time...".
 OPTIONFLAGS = doctest.ELLIPSIS
 
-# A fence that runs a snippet: ```pycon exec="on" file="snippets/....pycon"```
-FENCE_RE = re.compile(
-    r"^(?P<indent>[ \t]*)```pycon\b(?P<options>[^\n]*\bexec=[^\n]*)\n"
-    r"(?P<body>.*?)^(?P=indent)```[ \t]*$",
-    re.MULTILINE | re.DOTALL,
-)
-# Any fence that asks to execute, whatever its language: what the build checks actually ran.
-EXEC_FENCE_RE = re.compile(r"^[ \t]*```+[ \t]*[\w-]+[^\n]*\bexec=[^\n]*$", re.MULTILINE)
-FILE_OPTION_RE = re.compile(r'\bfile="(?P<path>[^"]*)"')
-# Any mention of a snippet file in a page, fenced or not: what the coverage test compares with.
-SNIPPET_MENTION_RE = re.compile(r"snippets/[\w./-]+\.pycon")
-
-
-def snippet_paths(markdown: str) -> list[str]:
-    """The snippet each pycon fence of a page runs, in page order ("" where `file` is missing)."""
-    return [
-        match.group("path") if (match := FILE_OPTION_RE.search(fence.group("options"))) else ""
-        for fence in FENCE_RE.finditer(markdown)
-    ]
-
 
 class SnippetError(Exception):
     """A snippet did not behave as its stored transcript says; the message names where."""
@@ -60,10 +40,21 @@ class Snippet:
     @classmethod
     def load(cls, root: Path, path: str, *, page: str) -> Snippet:
         file = root / path
-        if not path.startswith("snippets/") or not file.is_file():
+        if not path.startswith("snippets/") or not path.endswith(".pycon") or not file.is_file():
             raise SnippetError(f"{page}: snippet file {path!r} does not exist")
-        text = file.read_text(encoding="utf-8")
-        examples = doctest.DocTestParser().get_examples(text, name=path)
+        return cls.parse(path, file.read_text(encoding="utf-8"), page=page)
+
+    @classmethod
+    def parse(cls, path: str, text: str, *, page: str) -> Snippet:
+        try:
+            examples = doctest.DocTestParser().get_examples(text, name=path)
+        except ValueError as error:  # e.g. ">>>x = 1": doctest names the line in its message
+            line = re.search(r"line (\d+) of", str(error))
+            where = f"{path}:{int(line.group(1)) + 1}" if line else path
+            cause = re.sub(r"^line \d+ of the docstring for \S+ ", "", str(error))
+            raise SnippetError(
+                f"{where} (used by {page}): cannot read the transcript: {cause}"
+            ) from None
         if not examples:
             raise SnippetError(f"{path} (used by {page}): no '>>>' examples found")
         return cls(path, tuple(examples))
@@ -76,6 +67,7 @@ class ExampleRun:
     example: doctest.Example
     output: str
     stored: str | None = None  # with update=True: what to write to the file, if it changed
+    raised: bool = False  # the example raised the exception its transcript expects
 
     @property
     def source(self) -> str:
@@ -86,7 +78,8 @@ def location(snippet: Snippet, example: doctest.Example) -> str:
     return f"{snippet.path}:{example.lineno + 1}"
 
 
-Observer = Callable[[doctest.Example, dict[str, Any]], None]
+Observer = Callable[[ExampleRun, dict[str, Any]], None]
+Before = Callable[[str], None]  # called with an example's location before it runs
 
 
 def run_snippet(
@@ -95,17 +88,21 @@ def run_snippet(
     *,
     page: str,
     observe: Observer | None = None,
+    before: Before | None = None,
     update: bool = False,
 ) -> list[ExampleRun]:
     """Run every example in `namespace`; raise SnippetError at the first that disagrees.
 
-    `observe` is called after each example that behaved as its transcript says. With `update`,
-    a different output (or error message) is not an error: the run records what to store.
+    `observe` is called after each example that behaved as its transcript says, `before`
+    before each one runs. With `update`, a different output (or error message) is not an
+    error: the run records what to store.
     """
     checker = doctest.OutputChecker()
     runs: list[ExampleRun] = []
     for example in snippet.examples:
         where = f"{location(snippet, example)} (used by {page})"
+        if before is not None:
+            before(where)
         stdout, error = _execute(snippet.path, example, namespace)
         if error is not None and example.exc_msg is None:
             raise SnippetError(
@@ -128,9 +125,16 @@ def run_snippet(
             if not update:
                 raise SnippetError(f"{where}: {problem}\n" + _diff(want, got))
             stored = shown if error is None else shown.replace(got, _stable_prefix(got))
-        runs.append(ExampleRun(example, shown, stored))
+        run = ExampleRun(example, shown, stored, raised=error is not None)
+        runs.append(run)
         if observe is not None:
-            observe(example, namespace)
+            try:
+                observe(run, namespace)
+            except Exception as exc:  # the snippet ran; showing its state did not
+                raise SnippetError(
+                    f"{where}: could not record the state after this line\n"
+                    + "".join(traceback.format_exception(exc))
+                ) from exc
     return runs
 
 
@@ -155,29 +159,35 @@ def transcript(runs: list[ExampleRun]) -> str:
 def write_updates(root: Path, snippet: Snippet, runs: list[ExampleRun]) -> bool:
     """Rewrite the expected outputs of `snippet` in place from `runs`; True if anything changed.
 
-    Only the output lines of changed examples are replaced: code, comments and the rest of the
-    file stay byte for byte.
+    Only the output lines of changed examples are replaced: code, comments, line endings and
+    the rest of the file stay byte for byte.
     """
     changed = [run for run in runs if run.stored is not None]
+    if not changed:
+        return False
     file = root / snippet.path
-    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = file.read_bytes().decode("utf-8").splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     for run in reversed(changed):  # bottom up, so earlier line numbers stay valid
+        assert run.stored is not None
         start = run.example.lineno + run.source.count("\n")
         end = start + run.example.want.count("\n")
         stored = run.stored.rstrip("\n")
-        # doctest reads an empty line as the end of the output: it is spelled <BLANKLINE>.
+        # doctest reads a blank line as the end of the output: it is spelled <BLANKLINE>.
         lines[start:end] = (
-            [(line or "<BLANKLINE>") + "\n" for line in stored.split("\n")] if stored else []
+            [(line if line.strip() else "<BLANKLINE>") + newline for line in stored.split("\n")]
+            if stored
+            else []
         )
-    if changed:
-        file.write_text("".join(lines), encoding="utf-8")
-    return bool(changed)
+    file.write_bytes("".join(lines).encode("utf-8"))
+    return True
 
 
 def _stable_prefix(exc_msg: str, length: int = 60) -> str:
-    # torch rewords its messages between releases: store the start of the first line only.
-    first = exc_msg.splitlines()[0]
-    return first if len(first) <= length else first[:length].rstrip() + "..."
+    # torch rewords its messages between releases: store the start of the first line only,
+    # and always mark it as a prefix, so a longer or multi-line message still matches.
+    first = exc_msg.splitlines()[0][:length].rstrip()
+    return first if first.endswith("...") else first + "..."
 
 
 def _execute(
@@ -193,7 +203,7 @@ def _execute(
     try:
         with redirect_stdout(buffer):
             exec(code, namespace)
-    except Exception as exc:
+    except BaseException as exc:  # sys.exit() in a snippet is a failure of that line, too
         error = exc
     finally:
         sys.displayhook = saved_displayhook

@@ -6,14 +6,15 @@ shows `.grad` as it was *after that line*, not as it ends up.
 
 from __future__ import annotations
 
-import doctest
 import types
 from dataclasses import dataclass, field
 from typing import Any
 
+import markdown
 import torch
 
 from autograd_traced.graph import format_value
+from autograd_traced.snippets import ExampleRun
 
 NOT_A_TENSOR = "-"
 
@@ -40,7 +41,7 @@ class StateTable:
         self._bound = dict(namespace)
         self._parameters = [name for name in namespace if _is_parameter(namespace[name])]
 
-    def observe(self, example: doctest.Example, namespace: dict[str, Any]) -> None:
+    def observe(self, run: ExampleRun, namespace: dict[str, Any]) -> None:
         changed = [
             name
             for name, value in namespace.items()
@@ -50,7 +51,7 @@ class StateTable:
         self._parameters += [n for n in changed if _is_parameter(namespace[n])]
         grads = {name: _grad(namespace[name]) for name in self._parameters if name in namespace}
         # The code only: the comment is in the transcript beside it, and would widen the table.
-        line = example.source.strip().split("\n")[0].split("  #")[0]
+        line = run.source.strip().split("\n")[0].split("  #")[0]
         for name in changed or [""]:
             value = namespace.get(name) if name else None
             self.rows.append(_row(line, name, value, grads))
@@ -66,6 +67,9 @@ class StateTable:
             cells += [row.grads.get(name, "") for name in parameters]
             lines.append(_cells([_code(cell) for cell in cells]))
         return "\n".join(lines)
+
+    def html(self) -> str:
+        return markdown.markdown(self.markdown(), extensions=["tables"])
 
 
 def _is_parameter(value: object) -> bool:

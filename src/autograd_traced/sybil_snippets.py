@@ -1,7 +1,9 @@
-"""Sybil parser: each snippet fence of a Markdown page becomes one pytest item.
+"""Sybil parser: each executable fence of a Markdown page becomes one pytest item.
 
-The page is the Sybil document, so its snippets share one namespace and run in page order,
-exactly as in the build. Running one item alone (`-k`) first runs the snippets before it.
+The fences are found by the one fence grammar and checked by the same page run as the build:
+the first item of a page runs the whole page in a process of its own (as the build does),
+and each item reports its own fence's result. Running one item alone (`-k`) runs the same
+page the same way, so it gives the same result as the full run.
 """
 
 from __future__ import annotations
@@ -13,28 +15,19 @@ from pathlib import Path
 import pytest
 from sybil import Document, Example, Region
 
-from autograd_traced.snippets import (
-    FENCE_RE,
-    Snippet,
-    SnippetError,
-    run_snippet,
-    snippet_paths,
-    write_updates,
-)
-
-_PROGRESS_KEY = "__snippets_run__"  # how many of the page's snippets ran in this namespace
-_FAILED_KEY = "__snippet_failed__"  # the snippet that failed: the page's state is now unknown
+from autograd_traced.fence_grammar import executable_fences
+from autograd_traced.page_run import PagePlan, Settings, plan_page, run_page
+from autograd_traced.snippets import Snippet, write_updates
 
 
 @dataclass(frozen=True)
-class PageSnippet:
-    page: str
-    paths: tuple[str, ...]  # every snippet of the page, in order
-    index: int  # which of them this item checks
+class PageFence:
+    plan: PagePlan
+    index: int  # which of the page's executable fences this item checks
 
     @property
-    def path(self) -> str:
-        return self.paths[self.index]
+    def label(self) -> str:
+        return self.plan.fences[self.index].fence.label
 
 
 @dataclass
@@ -47,39 +40,39 @@ class ExecutionLog:
 
 
 class SnippetFenceParser:
-    """`update=True` rewrites the expected outputs in place instead of failing on them.
+    """`settings.update` rewrites the expected outputs in place instead of failing on them.
 
     Each parser keeps its own log, so a pytest run nested in another (the harness tests the
     tests on a copy of the site) does not add to the outer run's counts.
     """
 
-    def __init__(self, root: Path, *, update: bool = False) -> None:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
         self.root = root
-        self.update = update
+        self.settings = settings or Settings()
         self.executed = ExecutionLog()
 
     def __call__(self, document: Document) -> Iterator[Region]:
         page = Path(document.path).relative_to(self.root).as_posix()
-        paths = tuple(snippet_paths(document.text))
-        for index, fence in enumerate(FENCE_RE.finditer(document.text)):
-            yield Region(fence.start(), fence.end(), PageSnippet(page, paths, index), self.evaluate)
+        plan = plan_page(self.root, page, document.text, self.settings)
+        for index, fence in enumerate(executable_fences(document.text)):
+            yield Region(fence.start, fence.end, PageFence(plan, index), self.evaluate)
 
     def evaluate(self, example: Example) -> str | None:
-        item: PageSnippet = example.parsed
-        namespace = example.namespace
-        if _FAILED_KEY in namespace:
-            # Re-running a half-run snippet would report errors of its own making.
-            pytest.skip(f"{item.path} needs the state of {namespace[_FAILED_KEY]}, which failed")
-        try:
-            for index in range(namespace.get(_PROGRESS_KEY, 0), item.index + 1):
-                snippet = Snippet.load(self.root, item.paths[index], page=item.page)
-                runs = run_snippet(snippet, namespace, page=item.page, update=self.update)
-                if self.update and write_updates(self.root, snippet, runs):
-                    self.executed.updated.append(snippet.path)
-                namespace[_PROGRESS_KEY] = index + 1
-                self.executed.snippets += 1
-                self.executed.examples += len(runs)
-        except SnippetError as exc:
-            namespace[_FAILED_KEY] = item.paths[namespace.get(_PROGRESS_KEY, 0)]
-            return str(exc)
+        item: PageFence = example.parsed
+        result = run_page(item.plan).results[item.index]
+        if result.skipped:
+            pytest.skip(f"{item.label}: {result.skipped}")
+        if result.error:
+            return result.error
+        if result.language == "pycon":
+            self.executed.snippets += 1
+            self.executed.examples += len(result.runs)
+            if item.plan.settings.update:
+                self._write_updates(item, result.runs)
         return None
+
+    def _write_updates(self, item: PageFence, runs: tuple) -> None:  # type: ignore[type-arg]
+        planned = item.plan.fences[item.index]
+        snippet = Snippet.parse(planned.fence.options["file"], planned.source, page=planned.where)
+        if write_updates(self.root, snippet, list(runs)):
+            self.executed.updated.append(snippet.path)

@@ -1,0 +1,131 @@
+"""The one fence grammar: where a page's fenced blocks are and which of them execute.
+
+The build (which checks that every executable fence ran), the Sybil parser (one test per
+executable fence) and the coverage and prose-number tests all read Markdown through
+`find_fences`, so none of them can see a fence the others miss.
+
+It follows SuperFences, which renders the fences: a fence opens with three or more backticks
+or tildes at any indentation (so fences in admonitions, tabs and lists count), closes with a
+line of the same character, at least as long, and anything between is its body (a fence
+shown inside a longer fence is text, not a fence).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The languages whose fences this site executes. A `pycon` fence without options is an
+# ordinary console block; with any option it is executable, and its options are checked.
+EXECUTABLE = ("pycon", "autograd-graph", "diagram")
+ALWAYS_EXECUTABLE = ("autograd-graph", "diagram")
+
+_OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_LANGUAGE = re.compile(r"[ \t]*\.?(?P<language>[\w#.+-]+)(?=[ \t{]|$)")
+# key="value", key='value' or a bare key, as SuperFences reads them.
+_OPTION = re.compile(
+    r"""[ \t]*(?P<key>[a-zA-Z][a-zA-Z0-9_]*)(?:=(?P<quote>["'])(?P<value>.*?)(?P=quote))?"""
+)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """One fenced block of a page."""
+
+    language: str
+    options: dict[str, str]
+    line: int  # 1-based line of the opening fence in the page
+    start: int  # character offsets of the whole block, closing fence included
+    end: int
+    body: str
+    unreadable: str = ""  # what of the info string could not be read as options
+
+    @property
+    def executable(self) -> bool:
+        if self.language in ALWAYS_EXECUTABLE:
+            return True
+        return self.language == "pycon" and bool(self.options or self.unreadable)
+
+    @property
+    def label(self) -> str:
+        """What a reader of a failure message recognises the fence by."""
+        return self.options.get("file") or self.options.get("of") or self.language
+
+
+def find_fences(markdown: str) -> list[Fence]:
+    """Every fenced block of the page, in order (not the fences shown inside them)."""
+    fences: list[Fence] = []
+    lines = markdown.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    index = 0
+    while index < len(lines):
+        opening = _OPENING.match(lines[index].rstrip("\r\n"))
+        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            index += 1
+            continue
+        marker = opening["fence"]
+        closing = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
+        end = index + 1
+        while end < len(lines) and not closing.match(lines[end].rstrip("\r\n")):
+            end += 1
+        body = "".join(lines[index + 1 : end])
+        stop = offsets[min(end + 1, len(lines))]
+        language, options, unreadable = parse_info(opening["info"])
+        fences.append(Fence(language, options, index + 1, offsets[index], stop, body, unreadable))
+        index = end + 1
+    return fences
+
+
+def executable_fences(markdown: str) -> list[Fence]:
+    return [fence for fence in find_fences(markdown) if fence.executable]
+
+
+def parse_info(info: str) -> tuple[str, dict[str, str], str]:
+    """(language, options, unreadable rest) of a fence's info string."""
+    text = info.strip()
+    if text.startswith("{") and text.endswith("}"):  # ```{.pycon exec="on"}
+        text = text[1:-1].strip()
+    match = _LANGUAGE.match(text)
+    if match is None:
+        return "", {}, text
+    language, rest = match["language"], text[match.end() :]
+    options: dict[str, str] = {}
+    while rest.strip():
+        option = _OPTION.match(rest)
+        if option is None or (option.end() < len(rest) and rest[option.end()] not in " \t"):
+            return language, options, rest.strip()
+        # A bare key reads as its own name, as SuperFences reads it.
+        key = option["key"]
+        options[key] = option["value"] if option["value"] is not None else key
+        rest = rest[option.end() :]
+    return language, options, ""
+
+
+def snippet_files(markdown: str) -> list[str]:
+    """The snippet each executable pycon fence of a page runs, in page order."""
+    return [
+        fence.options.get("file", "")
+        for fence in executable_fences(markdown)
+        if fence.language == "pycon"
+    ]
+
+
+def diagram_files(markdown: str) -> list[str]:
+    """The hand-made diagram each `diagram` fence of a page draws, in page order."""
+    return [
+        fence.options.get("file", "")
+        for fence in executable_fences(markdown)
+        if fence.language == "diagram"
+    ]
+
+
+def prose(markdown: str) -> str:
+    """The page without its fenced blocks: what the reader reads as text."""
+    pieces, position = [], 0
+    for fence in find_fences(markdown):
+        pieces.append(markdown[position : fence.start])
+        position = fence.end
+    pieces.append(markdown[position:])
+    return "".join(pieces)

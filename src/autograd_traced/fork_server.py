@@ -1,0 +1,197 @@
+"""Run work in a fresh fork of one pristine process: isolation for about the cost of a fork.
+
+`ForkServer.start()` forks a server process ("zygote") right after torch is imported and
+before anything has run. For every call it forks a child of its own, which does the work
+and exits, so nothing the work changes in its process (torch's settings, the current
+directory, imported modules, environment variables...) can reach the next call, the caller
+or a later `mkdocs serve` rebuild. Calls may run at the same time, one child each.
+
+The child reports steps as it goes (`report(where, seconds)`): each step has a time limit,
+enforced from outside, so even a loop inside a C extension is stopped. The caller gets the
+work's result, or an exception that names the step that was running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import socket
+import struct
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+Report = Callable[[str, float], None]
+
+_HEADER = struct.Struct("!Q")
+
+
+class StepFailed(Exception):
+    """The child did not finish a step: `where` names it, the message says why."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+class StepTimedOut(StepFailed):
+    pass
+
+
+class ChildDied(StepFailed):
+    pass
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while a child was working: the message names the step it was running."""
+
+
+class _Channel:
+    """Pickled messages over a socket, each prefixed by its length."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def send(self, message: object) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        self.sock.sendall(_HEADER.pack(len(data)) + data)
+
+    def receive(self, deadline: float | None) -> object:
+        (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+        return pickle.loads(self._read(size, deadline))
+
+    def _read(self, size: int, deadline: float | None) -> bytes:
+        chunks, missing = [], size
+        while missing:
+            self.sock.settimeout(None if deadline is None else max(deadline - time.monotonic(), 0))
+            chunk = self.sock.recv(min(missing, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            missing -= len(chunk)
+        return b"".join(chunks)
+
+
+class ForkServer:
+    def __init__(self, pid: int, control: socket.socket) -> None:
+        self.pid = pid
+        self._control = control
+        self._lock = threading.Lock()
+
+    @classmethod
+    def start(cls) -> ForkServer:
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # the server
+            ours.close()
+            try:
+                _serve(theirs)
+            finally:
+                os._exit(0)
+        theirs.close()
+        return cls(pid, ours)
+
+    def alive(self) -> bool:
+        try:
+            return os.waitpid(self.pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:
+            return False
+
+    def stop(self) -> None:
+        self._control.close()  # the server exits when its end reads nothing
+        if self.alive():
+            os.waitpid(self.pid, 0)
+
+    def call(self, function: Callable[..., Any], *args: Any) -> Any:
+        """`function(*args, report=...)` in a fresh child; its return value, or StepFailed.
+
+        Before the first report the work has no time limit; after `report(where, seconds)`
+        the child must report again or finish within `seconds`.
+        """
+        ours, theirs = socket.socketpair()
+        with self._lock, theirs:
+            socket.send_fds(self._control, [b"c"], [theirs.fileno()])
+        channel = _Channel(ours)
+        where, deadline, limit, pid = "(starting)", None, 0.0, 0
+        try:
+            channel.send((function, args))
+            while True:
+                try:
+                    kind, *payload = channel.receive(deadline)  # type: ignore[misc]
+                except TimeoutError:
+                    raise StepTimedOut(where, f"timed out after {limit:g} s") from None
+                except EOFError:
+                    raise ChildDied(
+                        where, "the page's process ended abruptly (os._exit, a crash or a signal)"
+                    ) from None
+                if kind == "pid":
+                    pid = payload[0]
+                elif kind == "step":
+                    where, limit = payload
+                    deadline = time.monotonic() + limit
+                elif kind == "result":
+                    return payload[0]
+                else:  # "crash": the work itself raised
+                    raise StepFailed(where, payload[0])
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted while running {where}") from None
+        finally:
+            if pid:
+                with contextlib.suppress(ProcessLookupError):  # a child that finished
+                    os.kill(pid, signal.SIGKILL)
+            ours.close()
+
+
+def _serve(control: socket.socket) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to report
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # finished children are reaped for us
+    while True:
+        message, fds, _, _ = socket.recv_fds(control, 1, 1)
+        if not message:
+            return
+        if os.fork() == 0:
+            control.close()
+            # A child must see exit statuses again: subprocess needs them (Graphviz's dot).
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            try:
+                with socket.socket(fileno=fds[0]) as sock:
+                    _work(_Channel(sock))
+            finally:
+                os._exit(0)
+        os.close(fds[0])
+
+
+def _work(channel: _Channel) -> None:
+    channel.send(("pid", os.getpid()))
+    function, args = channel.receive(None)  # type: ignore[misc]
+
+    def report(where: str, seconds: float) -> None:
+        channel.send(("step", where, seconds))
+
+    try:
+        result = function(*args, report=report)
+    except BaseException:  # the caller decides what a failure means; this process ends anyway
+        channel.send(("crash", traceback.format_exc()))
+        return
+    channel.send(("result", result))
+
+
+_shared: ForkServer | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> ForkServer:
+    """The process's fork server, started on first use (after torch is imported).
+
+    Start it early, from the main thread: a fork made while another thread holds a lock
+    (torch's lazy initialisation has some) leaves that lock held forever in the child.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None or not _shared.alive():
+            _shared = ForkServer.start()
+        return _shared
