@@ -1,4 +1,5 @@
-"""Start the harness's real builds of its copies of the site before anything else.
+"""Start the real commands some tests read before anything else: the harness's builds of
+its copies of the site, and `mkdocs serve` on a broken copy.
 
 Each command starts a fresh Python that imports torch: about 1.7 s each. So they run in
 background processes, from the start of the session, and the tests that read them run
@@ -15,26 +16,49 @@ import pytest
 
 from tests import broken_copy
 from tests.build import CommandBuild
+from tests.serve_copy import ServeCopy
 
 HARNESS = Path(__file__).parent / "test_harness.py"
+SERVE = Path(__file__).parent / "test_serve.py"
 STARTED = pytest.StashKey[broken_copy.Copies]()
+SERVING = pytest.StashKey[ServeCopy]()
+BACKGROUND = ("copies", "serve_copy")  # the fixtures that read a background command
 
 
 @pytest.hookimpl(tryfirst=True)  # before the root conftest imports torch: a second earlier
 def pytest_configure(config: pytest.Config) -> None:
-    if _selected(config, HARNESS) and not config.option.collectonly:
+    if config.option.collectonly:
+        return
+    if _selected(config, SERVE):
+        _serve(config)
+    if _selected(config, HARNESS):
         _start(config)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # What needs the background build goes last: by then it is done.
-    items.sort(key=lambda item: "copies" in getattr(item, "fixturenames", ()))
+    # What needs a background command goes last: by then it is done.
+    items.sort(key=lambda item: any(f in getattr(item, "fixturenames", ()) for f in BACKGROUND))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if SERVING in config.stash:
+        config.stash[SERVING].stop()
+        shutil.rmtree(config.stash[SERVING].root.parent, ignore_errors=True)
     if STARTED in config.stash:
         config.stash[STARTED].stop()
         shutil.rmtree(config.stash[STARTED].workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def serve_copy(request: pytest.FixtureRequest) -> ServeCopy:
+    """`mkdocs serve` of a copy of the site with a broken snippet (tests/serve_copy.py)."""
+    return _serve(request.config)
+
+
+def _serve(config: pytest.Config) -> ServeCopy:
+    if SERVING not in config.stash:
+        config.stash[SERVING] = ServeCopy.start(Path(tempfile.mkdtemp(prefix="autograd-serve-")))
+    return config.stash[SERVING]
 
 
 @pytest.fixture(scope="session")

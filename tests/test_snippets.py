@@ -90,3 +90,64 @@ def test_update_rewrites_only_changed_outputs(tmp_path: Path) -> None:
     )
     # The rewritten transcript now passes as it stands.
     run_snippet(load(tmp_path, updated), {}, page=PAGE)
+
+
+def update_once(tmp_path: Path, text: str) -> str:
+    """Rewrite the snippet from what it prints; then it must pass as it stands, unchanged."""
+    snippet = load(tmp_path, text)
+    runs = run_snippet(snippet, {}, page=PAGE, update=True)
+    write_updates(tmp_path, snippet, runs)
+    updated = (tmp_path / snippet.path).read_bytes()
+    again = Snippet.load(tmp_path, snippet.path, page=PAGE)
+    assert not write_updates(tmp_path, again, run_snippet(again, {}, page=PAGE, update=True))
+    run_snippet(again, {}, page=PAGE)  # passes without updating
+    return updated.decode()
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        ("raise ValueError('short')", "ValueError: short..."),
+        ("raise ValueError('first line\\nsecond line')", "ValueError: first line..."),
+        ("raise KeyError('x' * 90)", "KeyError: '" + "x" * 49 + "..."),
+    ],
+    ids=["short", "multi-line", "long"],
+)
+def test_update_stores_exception_messages_that_match_next_time(
+    tmp_path: Path, code: str, stored: str
+) -> None:
+    text = f">>> {code}\nTraceback (most recent call last):\n  ...\nValueError: old...\n"
+    assert update_once(tmp_path, text).endswith(f"  ...\n{stored}\n")
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        ("print('a\\n\\nb')", "a\n<BLANKLINE>\nb"),
+        ("print('ends in spaces   ')", "ends in spaces   "),
+        ("print('x\\n   \\ny')", "x\n<BLANKLINE>\ny"),
+    ],
+    ids=["blank-line", "trailing-whitespace", "whitespace-only-line"],
+)
+def test_update_stores_outputs_that_match_next_time(tmp_path: Path, code: str, stored: str) -> None:
+    assert update_once(tmp_path, f">>> {code}\nold\n") == f">>> {code}\n{stored}\n"
+
+
+def test_update_keeps_crlf_line_endings_and_every_other_byte(tmp_path: Path) -> None:
+    text = ">>> x = 2  # kept\r\n>>> print(x)\r\n3\r\n>>> x\r\n2\r\n"
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "example.pycon").write_bytes(text.encode())
+    snippet = Snippet.load(tmp_path, "snippets/example.pycon", page=PAGE)
+    assert write_updates(tmp_path, snippet, run_snippet(snippet, {}, page=PAGE, update=True))
+    assert (tmp_path / snippet.path).read_bytes() == text.replace("\r\n3\r\n", "\r\n2\r\n").encode()
+
+
+def test_a_transcript_doctest_cannot_read_names_its_line(tmp_path: Path) -> None:
+    with pytest.raises(SnippetError, match=r"example\.pycon:2 \(used by .*lacks blank after >>>"):
+        load(tmp_path, ">>> x = 1\n>>>x = 2\n")
+
+
+def test_system_exit_is_a_failure_of_its_line(tmp_path: Path) -> None:
+    message = failure(tmp_path, ">>> import sys\n>>> sys.exit()\n")
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): unexpected")
+    assert "SystemExit" in message

@@ -81,6 +81,7 @@ class ForkServer:
         self.pid = pid
         self._control = control
         self._lock = threading.Lock()
+        self._running: dict[int, str] = {}  # child pid -> the step it is running
 
     @classmethod
     def start(cls) -> ForkServer:
@@ -105,6 +106,15 @@ class ForkServer:
         self._control.close()  # the server exits when its end reads nothing
         if self.alive():
             os.waitpid(self.pid, 0)
+
+    def interrupt(self) -> list[str]:
+        """Stop every child (Ctrl-C while waiting on several); the steps they were running."""
+        with self._lock:
+            running = dict(self._running)
+        for pid in running:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        return sorted(running.values())
 
     def call(self, function: Callable[..., Any], *args: Any) -> Any:
         """`function(*args, report=...)` in a fresh child; its return value, or StepFailed.
@@ -133,6 +143,8 @@ class ForkServer:
                 elif kind == "step":
                     where, limit = payload
                     deadline = time.monotonic() + limit
+                    with self._lock:
+                        self._running[pid] = where
                 elif kind == "result":
                     return payload[0]
                 else:  # "crash": the work itself raised
@@ -141,6 +153,8 @@ class ForkServer:
             raise Interrupted(f"interrupted while running {where}") from None
         finally:
             if pid:
+                with self._lock:
+                    self._running.pop(pid, None)
                 with contextlib.suppress(ProcessLookupError):  # a child that finished
                     os.kill(pid, signal.SIGKILL)
             ours.close()

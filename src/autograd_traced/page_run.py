@@ -103,6 +103,7 @@ class FenceResult:
 class PageRun:
     plan: PagePlan
     results: tuple[FenceResult, ...]
+    reusable: bool = True  # False when its process was stopped: a time limit, a crash
 
     @property
     def failures(self) -> list[FenceResult]:
@@ -192,8 +193,9 @@ def run_page(plan: PagePlan) -> PageRun:
         return _store(key, _execute(plan))
     try:
         return future.result()
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt:  # Ctrl-C reaches this thread only: stop the other pages too
+        running = fork_server.shared().interrupt()
+        raise fork_server.Interrupted(f"interrupted while running {'; '.join(running)}") from None
     finally:
         with _lock:
             _pending.pop(key, None)
@@ -220,19 +222,21 @@ def forget_except(keys: Iterable[str]) -> None:
 
 
 def _store(key: str, run: PageRun) -> PageRun:
-    with _lock:
-        _results[key] = run
+    if run.reusable:  # else the next build tries again: the machine may just have been busy
+        with _lock:
+            _results[key] = run
     return run
 
 
 def _execute(plan: PagePlan) -> PageRun:
     stateful = tuple(p for p in plan.fences if p.fence.language in STATEFUL)
+    reusable = True
     if plan.settings.execute and stateful:
         import_torch()
         try:
             ran = fork_server.shared().call(execution.execute_page, plan)
         except fork_server.StepFailed as failure:
-            ran = execution.crashed(plan, failure.where, str(failure))
+            ran, reusable = execution.crashed(plan, failure.where, str(failure)), False
     else:
         ran = execution.execute_page(plan, report=lambda where, seconds: None)
     by_fence = iter(ran)
@@ -240,7 +244,7 @@ def _execute(plan: PagePlan) -> PageRun:
         next(by_fence) if planned.fence.language in STATEFUL else _draw_diagram(planned)
         for planned in plan.fences
     ]
-    return PageRun(plan, tuple(results))
+    return PageRun(plan, tuple(results), reusable)
 
 
 def _draw_diagram(planned: PlannedFence) -> FenceResult:

@@ -50,7 +50,7 @@ class Snippet:
             examples = doctest.DocTestParser().get_examples(text, name=path)
         except ValueError as error:  # e.g. ">>>x = 1": doctest names the line in its message
             line = re.search(r"line (\d+) of", str(error))
-            where = f"{path}:{int(line.group(1)) + 1}" if line else path
+            where = f"{path}:{line.group(1)}" if line else path  # doctest counts from 1
             cause = re.sub(r"^line \d+ of the docstring for \S+ ", "", str(error))
             raise SnippetError(
                 f"{where} (used by {page}): cannot read the transcript: {cause}"

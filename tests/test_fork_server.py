@@ -1,0 +1,96 @@
+"""The fork server: each call in a fresh child, time limits, crashes and Ctrl-C named."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from autograd_traced import fork_server
+
+
+def set_and_read(key: str, *, report: Callable[[str, float], None]) -> str | None:
+    before = os.environ.get(key)
+    os.environ[key] = "leaked"
+    return before
+
+
+def sleep(seconds: float, *, report: Callable[[str, float], None]) -> None:
+    report("snippets/slow.pycon:2 (used by docs/slow.md:3)", 0.5)
+    time.sleep(seconds)
+
+
+def exit_abruptly(*, report: Callable[[str, float], None]) -> None:
+    report("snippets/exit.pycon:1 (used by docs/exit.md:1)", 10)
+    os._exit(3)
+
+
+def fail(*, report: Callable[[str, float], None]) -> None:
+    report("step one", 10)
+    raise ValueError("the work raised")
+
+
+def test_each_call_starts_from_the_servers_state() -> None:
+    server = fork_server.shared()
+    assert server.call(set_and_read, "AUTOGRAD_TRACED_PROBE") is None
+    assert server.call(set_and_read, "AUTOGRAD_TRACED_PROBE") is None  # not "leaked"
+    assert "AUTOGRAD_TRACED_PROBE" not in os.environ
+
+
+def test_a_step_over_its_time_limit_is_stopped_and_named() -> None:
+    start = time.monotonic()
+    with pytest.raises(fork_server.StepTimedOut, match=r"timed out after 0\.5 s") as raised:
+        fork_server.shared().call(sleep, 30)
+    assert raised.value.where == "snippets/slow.pycon:2 (used by docs/slow.md:3)"
+    assert time.monotonic() - start < 10
+
+
+def test_a_child_that_dies_is_named() -> None:
+    with pytest.raises(fork_server.ChildDied, match="ended abruptly") as raised:
+        fork_server.shared().call(exit_abruptly)
+    assert raised.value.where.startswith("snippets/exit.pycon:1")
+
+
+def test_an_exception_in_the_work_is_reported_with_its_traceback() -> None:
+    with pytest.raises(fork_server.StepFailed, match="ValueError: the work raised") as raised:
+        fork_server.shared().call(fail)
+    assert raised.value.where == "step one"
+
+
+def test_ctrl_c_names_the_step_that_was_running() -> None:
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(fork_server.Interrupted, match=r"running snippets/slow\.pycon:2"):
+            fork_server.shared().call(sleep, 0.4)  # inside its 0.5 s limit
+    finally:
+        timer.cancel()
+
+
+def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path) -> None:
+    from autograd_traced import page_run
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "slow.pycon").write_text(">>> import time\n>>> time.sleep(30)\n")
+    plans = [
+        page_run.plan_page(tmp_path, f"docs/{name}.md", PAGE, page_run.Settings())
+        for name in ("one", "two")
+    ]
+    page_run.prefetch(plans)
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(fork_server.Interrupted) as raised:
+            page_run.run_page(plans[0])
+    finally:
+        timer.cancel()
+    assert "snippets/slow.pycon:2 (used by docs/one.md:1)" in str(raised.value)
+    assert time.monotonic() - start < 10
+
+
+PAGE = '```pycon exec="on" file="snippets/slow.pycon"\n```\n'
