@@ -1,0 +1,69 @@
+"""Run measured commands: one environment, wall time, interleaving, and loud failure."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from autograd_traced.fences import EXECUTE_VAR
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+COMMAND_TIMEOUT = 1800.0
+
+Samples = dict[str, list[float]]
+
+
+class BenchError(RuntimeError):
+    """A measured command failed or timed out: its timing would be meaningless."""
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def base_env(*, execute: bool = True) -> dict[str, str]:
+    """The environment of every measured command; execution on unless asked otherwise."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1"}
+    env.pop(EXECUTE_VAR, None)  # on is the default: never inherit a stray "0"
+    if not execute:
+        env[EXECUTE_VAR] = "0"
+    return env
+
+
+def run(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> str:
+    """Run one command; return its output (stdout and stderr). BenchError when it fails."""
+    result = subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=COMMAND_TIMEOUT,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise BenchError(f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout[-4000:]}")
+    return result.stdout
+
+
+def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> tuple[float, str]:
+    """Wall time of one command in seconds, and its output."""
+    start = time.perf_counter()
+    output = run(argv, env=env, cwd=cwd)
+    return time.perf_counter() - start, output
+
+
+def interleave(commands: dict[str, Callable[[int], float]], repeat: int) -> Samples:
+    """Run each command once per round, in turn (a, b, a, b, ...): drift hits every side alike."""
+    samples: Samples = {name: [] for name in commands}
+    for round_ in range(repeat):
+        for name, command in commands.items():
+            samples[name].append(command(round_))
+            log(f"  {name} #{round_ + 1}: {samples[name][-1]:.2f} s")
+    return samples
