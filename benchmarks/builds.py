@@ -2,11 +2,12 @@
 N-article-page copy against the same Markdown through a plain Material build.
 
 Builds run with `-v`, both sides of each ratio alike, so the engine's stage record is logged.
+The CPU time of the builds with execution, over their wall time, tells how many cores they use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograd_traced.local_site import strict_build_command
@@ -14,43 +15,41 @@ from benchmarks.harness import PYTHON, ROOT, Samples, base_env, interleave, run,
 from benchmarks.scaled_site import ScaledSite
 
 
-def timed_build(
-    site: Path, site_dir: Path, logs: list[str], *, execute: bool = True, config: str = ""
-) -> float:
-    """One strict build of `site` into `site_dir`; its log is appended to `logs`."""
-    options = ["--config-file", config] if config else []
-    seconds, output = run_timed(
-        [*strict_build_command(site_dir), "-v", *options], env=base_env(execute=execute), cwd=site
-    )
-    logs.append(output)
-    return seconds
+@dataclass
+class BuildSide:
+    """One side of a ratio: returns each build's wall time, keeps its CPU time and log."""
+
+    site: Path
+    site_dirs: Path  # each build writes to site_dirs-<round>
+    execute: bool = True
+    config: Path | None = None  # another config file than the site's mkdocs.yml
+    cpu: list[float] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+    def __call__(self, round_: int) -> float:
+        command = [*strict_build_command(Path(f"{self.site_dirs}-{round_}")), "-v"]
+        if self.config:
+            command += ["--config-file", str(self.config)]
+        timed = run_timed(command, env=base_env(execute=self.execute), cwd=self.site)
+        self.cpu.append(timed.cpu)
+        self.logs.append(timed.output)
+        return timed.wall
 
 
 def measure_execution(repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
-    """The real site, execution on and off, interleaved; returns samples and the on-builds' logs."""
-    logs: list[str] = []
-
-    def build(execute: bool) -> Callable[[int], float]:
-        label = "on" if execute else "off"
-        return lambda i: timed_build(
-            ROOT, workdir / f"site-{label}-{i}", logs if execute else [], execute=execute
-        )
-
-    return interleave({"build_on": build(True), "build_off": build(False)}, repeat), logs
+    """The real site, execution on and off, interleaved; also returns the on-builds' logs."""
+    on = BuildSide(ROOT, workdir / "site-on")
+    off = BuildSide(ROOT, workdir / "site-off", execute=False)
+    samples = interleave({"build_on": on, "build_off": off}, repeat)
+    return samples | {"build_on_cpu": on.cpu}, on.logs
 
 
 def measure_scale(site: ScaledSite, repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
     """The N-page copy with execution against its plain Material build, interleaved."""
-    logs: list[str] = []
-    return interleave(
-        {
-            "scale_build_on": lambda i: timed_build(site.root, workdir / f"scale-on-{i}", logs),
-            "scale_build_plain": lambda i: timed_build(
-                site.root, workdir / f"scale-plain-{i}", [], config=str(site.plain_config)
-            ),
-        },
-        repeat,
-    ), logs
+    on = BuildSide(site.root, workdir / "scaled-on")
+    plain = BuildSide(site.root, workdir / "scaled-plain", config=site.plain_config)
+    samples = interleave({"scale_build_on": on, "scale_build_plain": plain}, repeat)
+    return samples | {"scale_build_on_cpu": on.cpu}, on.logs
 
 
 PROBE = """\

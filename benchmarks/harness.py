@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograd_traced.fences import EXECUTE_VAR
@@ -52,11 +54,23 @@ def run(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> str:
     return result.stdout
 
 
-def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> tuple[float, str]:
-    """Wall time of one command in seconds, and its output."""
-    start = time.perf_counter()
+@dataclass(frozen=True)
+class Timed:
+    wall: float  # seconds
+    cpu: float  # user + system seconds of the command and every process it waited for
+    output: str
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_timed(argv: Sequence[str], *, env: dict[str, str], cwd: Path = ROOT) -> Timed:
+    """Run one command (as `run`) and time it."""
+    start, cpu_start = time.perf_counter(), children_cpu()
     output = run(argv, env=env, cwd=cwd)
-    return time.perf_counter() - start, output
+    return Timed(time.perf_counter() - start, children_cpu() - cpu_start, output)
 
 
 def interleave(commands: dict[str, Callable[[int], float]], repeat: int) -> Samples:

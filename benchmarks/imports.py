@@ -10,8 +10,8 @@ def measure_imports(repeat: int) -> Samples:
     env = base_env()
     return interleave(
         {
-            "python_startup": lambda _: run_timed([PYTHON, "-c", "pass"], env=env)[0],
-            "import_torch_gross": lambda _: run_timed([PYTHON, "-c", "import torch"], env=env)[0],
+            "python_startup": lambda _: run_timed([PYTHON, "-c", "pass"], env=env).wall,
+            "import_torch_gross": lambda _: run_timed([PYTHON, "-c", "import torch"], env=env).wall,
         },
         repeat,
     )

@@ -31,10 +31,9 @@ def build_stages(log: str) -> dict[str, float] | None:
 def median_stages(logs: list[str]) -> dict[str, float | None]:
     """Each stage's median over the builds that logged it; None (n/a) where none did."""
     builds = [stages for log in logs if (stages := build_stages(log)) is not None]
-    names = [*STAGES, *(n for b in builds for n in b if n not in (*STAGES, REST)), REST]
-    return {
-        name: statistics.median(values)
-        if (values := [b[name] for b in builds if name in b])
-        else None
-        for name in dict.fromkeys(names)
-    }
+    names = dict.fromkeys([*STAGES, *(name for b in builds for name in b if name != REST), REST])
+    return {name: median_or_none([b[name] for b in builds if name in b]) for name in names}
+
+
+def median_or_none(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None

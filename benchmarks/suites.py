@@ -12,8 +12,8 @@ def measure_suites(repeat: int, suite_repeat: int) -> Samples:
     """The snippet tests (Sybil) `repeat` times, the full suite without the browser fewer."""
     env = base_env()
     samples = interleave(
-        {"snippet_suite": lambda _: run_timed([PYTHON, *SNIPPET_SUITE], env=env)[0]}, repeat
+        {"snippet_suite": lambda _: run_timed([PYTHON, *SNIPPET_SUITE], env=env).wall}, repeat
     )
     return samples | interleave(
-        {"full_suite": lambda _: run_timed([PYTHON, *FULL_SUITE], env=env)[0]}, suite_repeat
+        {"full_suite": lambda _: run_timed([PYTHON, *FULL_SUITE], env=env).wall}, suite_repeat
     )

@@ -27,6 +27,8 @@ RATIOS = {
     "serve_reload_scaled / serve_reload_site": ("serve_reload_scaled", "serve_reload_site"),
     "build_on / build_off": ("build_on", "build_off"),
     "scale_build_on / scale_build_plain": ("scale_build_on", "scale_build_plain"),
+    "cores used, build_on (cpu / wall)": ("build_on_cpu", "build_on"),
+    "cores used, scale_build_on (cpu / wall)": ("scale_build_on_cpu", "scale_build_on"),
     "full_suite / build_on": ("full_suite", "build_on"),
     "snippet_suite / build_on": ("snippet_suite", "build_on"),
 }

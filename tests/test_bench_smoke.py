@@ -1,12 +1,14 @@
 """The benchmark imports, and its arithmetic, parsing and site copies are right: fake numbers
 and a copied (never built) site only, so this stays fast."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from benchmarks import report, stages, targets
 from benchmarks.__main__ import DEFAULT_OUTPUT, parse_args
+from benchmarks.harness import interleave
 from benchmarks.memory import TreeMemory, descendants, tree_memory
 from benchmarks.scaled_site import make_scaled_site, read_config, snippet_files
 from tests.paths import ROOT
@@ -27,6 +29,21 @@ SAMPLES = {
 
 def memory(*mib: float) -> list[TreeMemory]:
     return [TreeMemory(2, int(m * MIB * 1.5), int(m * MIB)) for m in mib]
+
+
+def test_the_two_sides_of_a_ratio_alternate() -> None:
+    order: list[str] = []
+
+    def side(name: str, seconds: float) -> Callable[[int], float]:
+        def run(round_: int) -> float:
+            order.append(f"{name}{round_}")
+            return seconds
+
+        return run
+
+    samples = interleave({"on": side("on", 2.0), "off": side("off", 1.0)}, 3)
+    assert order == ["on0", "off0", "on1", "off1", "on2", "off2"]
+    assert samples == {"on": [2.0, 2.0, 2.0], "off": [1.0, 1.0, 1.0]}
 
 
 def test_medians_derive_costs_and_ratios() -> None:
