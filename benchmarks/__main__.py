@@ -57,7 +57,7 @@ class Measured:
     samples: Samples = field(default_factory=dict)
     build_logs: dict[str, list[str]] = field(default_factory=dict)  # for the stage report
     memory: list[TreeMemory] = field(default_factory=list)
-    checks: dict[str, bool] = field(default_factory=dict)
+    checks: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # (found, expected)
 
 
 def measure(args: argparse.Namespace, workdir: Path) -> Measured:
@@ -72,11 +72,7 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
             args.repeat, workdir
         )
         out.samples |= samples
-        for execute in (True, False):
-            name = f"torch imported by a build with execution {'on' if execute else 'off'}"
-            out.checks[name] = builds.torch_imported_by_build(
-                workdir / f"probe-{execute}", execute=execute
-            )
+        out.checks = builds.torch_import_checks(workdir)
     scaled = make_scaled_site(ROOT, workdir / "scaled", args.pages)
     if "scale" in args.only:
         log(f"{args.pages} article pages: strict / plain Material builds, {args.repeat} rounds")
@@ -111,14 +107,13 @@ def summarize(args: argparse.Namespace, measured: Measured) -> dict[str, Any]:
     if measured.memory:
         lines += ["", f"serve, {args.pages + 1} pages:", *report.memory_table(measured.memory)]
     lines += ["", *report.verdict_lines(found)]
-    for name, value in measured.checks.items():
-        expected = name.endswith(" on")
+    for name, (value, expected) in measured.checks.items():
         lines.append(f"check: {name}: {value}" + ("" if value == expected else "  <-- unexpected"))
     for line in lines:
         log(line)
     return {
         "meta": meta,
-        "checks": measured.checks,
+        "checks": {name: found for name, (found, _) in measured.checks.items()},
         "samples": measured.samples,
         "medians": meds,
         "ratios": rats,

@@ -40,16 +40,21 @@ def measure_execution(repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
     """The real site, execution on and off, interleaved; also returns the on-builds' logs."""
     on = BuildSide(ROOT, workdir / "site-on")
     off = BuildSide(ROOT, workdir / "site-off", execute=False)
-    samples = interleave({"build_on": on, "build_off": off}, repeat)
-    return samples | {"build_on_cpu": on.cpu}, on.logs
+    sides = {"build_on": on, "build_off": off}
+    return interleave(sides, repeat) | cpu_samples(sides), on.logs
 
 
 def measure_scale(site: ScaledSite, repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
     """The N-page copy with execution against its plain Material build, interleaved."""
     on = BuildSide(site.root, workdir / "scaled-on")
     plain = BuildSide(site.root, workdir / "scaled-plain", config=site.plain_config)
-    samples = interleave({"scale_build_on": on, "scale_build_plain": plain}, repeat)
-    return samples | {"scale_build_on_cpu": on.cpu}, on.logs
+    sides = {"scale_build_on": on, "scale_build_plain": plain}
+    return interleave(sides, repeat) | cpu_samples(sides), on.logs
+
+
+def cpu_samples(sides: dict[str, BuildSide]) -> Samples:
+    """The CPU times, as `<name>_cpu`: less disturbed than wall time by a busy machine."""
+    return {f"{name}_cpu": side.cpu for name, side in sides.items()}
 
 
 PROBE = """\
@@ -64,7 +69,13 @@ print('TORCH_IMPORTED', 'torch' in sys.modules)
 """
 
 
-def torch_imported_by_build(site_dir: Path, *, execute: bool) -> bool:
-    """Build once, untimed, and tell whether torch was imported: execution off must not."""
-    output = run([PYTHON, "-c", PROBE, str(site_dir)], env=base_env(execute=execute))
-    return "TORCH_IMPORTED True" in output
+def torch_import_checks(workdir: Path) -> dict[str, tuple[bool, bool]]:
+    """Build once each way, untimed: was torch imported (and should it have been)? If
+    execution off imports torch, execution_cost does not measure what it claims."""
+    checks = {}
+    for execute in (True, False):
+        site_dir = workdir / f"probe-{execute}"
+        output = run([PYTHON, "-c", PROBE, str(site_dir)], env=base_env(execute=execute))
+        name = f"torch imported by a build with execution {'on' if execute else 'off'}"
+        checks[name] = ("TORCH_IMPORTED True" in output, execute)
+    return checks
