@@ -1,0 +1,81 @@
+"""Strict builds, timed as whole processes: the site with execution on and off, and an
+N-article-page copy against the same Markdown through a plain Material build.
+
+Builds run with `-v`, both sides of each ratio alike, so the engine's stage record is logged.
+The CPU time of the builds with execution, over their wall time, tells how many cores they use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograd_traced.local_site import strict_build_command
+from benchmarks.harness import PYTHON, ROOT, Samples, base_env, interleave, run, run_timed
+from benchmarks.scaled_site import ScaledSite
+
+
+@dataclass
+class BuildSide:
+    """One side of a ratio: returns each build's wall time, keeps its CPU time and log."""
+
+    site: Path
+    site_dirs: Path  # each build writes to site_dirs-<round>
+    execute: bool = True
+    config: Path | None = None  # another config file than the site's mkdocs.yml
+    cpu: list[float] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+    def __call__(self, round_: int) -> float:
+        command = [*strict_build_command(Path(f"{self.site_dirs}-{round_}")), "-v"]
+        if self.config:
+            command += ["--config-file", str(self.config)]
+        timed = run_timed(command, env=base_env(execute=self.execute), cwd=self.site)
+        self.cpu.append(timed.cpu)
+        self.logs.append(timed.output)
+        return timed.wall
+
+
+def measure_execution(repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
+    """The real site, execution on and off, interleaved; also returns the on-builds' logs."""
+    on = BuildSide(ROOT, workdir / "site-on")
+    off = BuildSide(ROOT, workdir / "site-off", execute=False)
+    sides = {"build_on": on, "build_off": off}
+    return interleave(sides, repeat) | cpu_samples(sides), on.logs
+
+
+def measure_scale(site: ScaledSite, repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
+    """The N-page copy with execution against its plain Material build, interleaved."""
+    on = BuildSide(site.root, workdir / "scaled-on")
+    plain = BuildSide(site.root, workdir / "scaled-plain", config=site.plain_config)
+    sides = {"scale_build_on": on, "scale_build_plain": plain}
+    return interleave(sides, repeat) | cpu_samples(sides), on.logs
+
+
+def cpu_samples(sides: dict[str, BuildSide]) -> Samples:
+    """The CPU times, as `<name>_cpu`: less disturbed than wall time by a busy machine."""
+    return {f"{name}_cpu": side.cpu for name, side in sides.items()}
+
+
+PROBE = """\
+import runpy, sys
+sys.argv = ['mkdocs', 'build', '--strict', '--site-dir', sys.argv[1]]
+try:
+    runpy.run_module('mkdocs', run_name='__main__', alter_sys=True)
+except SystemExit as exit_:
+    if exit_.code not in (None, 0):
+        raise
+print('TORCH_IMPORTED', 'torch' in sys.modules)
+"""
+
+
+def torch_import_checks(workdir: Path) -> dict[str, tuple[bool, bool]]:
+    """Build once each way, untimed: was torch imported (and should it have been)? If
+    execution off imports torch, execution_cost does not measure what it claims."""
+    checks = {}
+    for execute in (True, False):
+        site_dir = workdir / f"probe-{execute}"
+        output = run([PYTHON, "-c", PROBE, str(site_dir)], env=base_env(execute=execute))
+        name = f"torch imported by a build with execution {'on' if execute else 'off'}"
+        checks[name] = ("TORCH_IMPORTED True" in output, execute)
+    return checks
