@@ -12,6 +12,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
@@ -27,8 +28,11 @@ class Build:
     log: str  # what `mkdocs build` would print: one "LEVEL    -  message" per record
 
 
-def build(root: Path, site_dir: Path) -> Build:
-    """`mkdocs build --strict --site-dir site_dir` for the site at `root`, in this process."""
+def build(root: Path, site_dir: Path, *, site_url: str | None = None) -> Build:
+    """`mkdocs build --strict --site-dir site_dir` for the site at `root`, in this process.
+
+    `site_url` builds for that address, as `SITE_URL=...` in front of the command would.
+    """
     log = io.StringIO()
     handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
@@ -36,8 +40,10 @@ def build(root: Path, site_dir: Path) -> Build:
     level = mkdocs_log.level
     mkdocs_log.addHandler(handler)
     mkdocs_log.setLevel(logging.INFO)
+    address = {} if site_url is None else {"SITE_URL": site_url}
     try:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
+        with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
+            config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
         mkdocs_build(config)
         ok = True
     except Abort as abort:
