@@ -14,6 +14,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from autograd_traced import provenance
 from autograd_traced.fences import begin_page, current_page, executing
 from autograd_traced.math import MathError, render_math
 from autograd_traced.snippets import EXEC_FENCE_RE
@@ -30,6 +31,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         config.copyright = f"Every output on this site was produced by PyTorch {torch.__version__}."
     else:
         config.copyright = "Execution was off for this build: outputs are the stored transcripts."
+    source = provenance.read(Path(config.config_file_path).parent)
+    source.pin_build_date()  # dates in the sitemap are the commit's: same commit, same bytes
+    config.copyright += f" {source.sentence()}"
     return config
 
 

@@ -18,7 +18,7 @@ from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
 
-from autograd_traced import local_site
+from autograd_traced import local_site, provenance
 from tests.paths import ROOT
 
 
@@ -68,7 +68,12 @@ class CommandBuild:
             process = subprocess.Popen(
                 local_site.strict_build_command(site_dir),
                 cwd=root,
-                env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+                # A copy has no .git: it is told which commit it is, for the same footer.
+                env={
+                    **os.environ,
+                    **provenance.read(ROOT).environment(),
+                    "NO_MKDOCS_2_WARNING": "1",
+                },
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

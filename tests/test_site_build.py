@@ -1,6 +1,8 @@
 """The real site builds strictly, and every executable fence left its output on the page."""
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -56,9 +58,18 @@ def test_articles_show_outputs_and_expected_error(built_site: Path) -> None:
         assert "<table>" in html
 
 
-def test_footer_names_the_torch_release_that_ran(built_site: Path) -> None:
+def test_footer_names_the_torch_release_and_the_commit(built_site: Path) -> None:
     html = page_html(built_site, DOCS / "index.md")
-    assert f"produced by PyTorch {torch.__version__}" in html
+    assert f"produced by PyTorch {torch.__version__}." in html
+    commit, day = git("log", "-1", "--format=%H %cd", "--date=format-local:%Y-%m-%d").split()
+    dirty = "-dirty" if git("status", "--porcelain") else ""
+    assert f"Built from commit {commit[:12]}{dirty}, dated {day}." in html
+
+
+def git(*args: str) -> str:
+    env = {**os.environ, "TZ": "UTC"}  # the commit's day in UTC, as the sitemap gives it
+    command = ["git", "-C", str(ROOT), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
 
 
 def test_html_has_no_raw_fence_left(built_site: Path) -> None:
