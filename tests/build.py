@@ -10,6 +10,7 @@ import io
 import logging
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
@@ -18,7 +19,7 @@ from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
 
-from autograd_traced import local_site, provenance
+from autograd_traced import local_site
 from tests.paths import ROOT
 
 
@@ -63,17 +64,22 @@ class CommandBuild:
     log_file: Path
 
     @classmethod
-    def start(cls, root: Path, site_dir: Path, log_file: Path) -> CommandBuild:
+    def start(
+        cls,
+        root: Path,
+        site_dir: Path,
+        log_file: Path,
+        *,
+        wrapper: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> CommandBuild:
+        """Start the build; `wrapper` goes in front of the command (faketime and its date),
+        `env` adds variables to this process's environment."""
         with log_file.open("wb") as log:  # the child keeps its own handle
             process = subprocess.Popen(
-                local_site.strict_build_command(site_dir),
+                [*wrapper, *local_site.strict_build_command(site_dir)],
                 cwd=root,
-                # A copy has no .git: it is told which commit it is, for the same footer.
-                env={
-                    **os.environ,
-                    **provenance.read(ROOT).environment(),
-                    "NO_MKDOCS_2_WARNING": "1",
-                },
+                env={**os.environ, **(env or {}), "NO_MKDOCS_2_WARNING": "1"},
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

@@ -11,6 +11,7 @@ import torch
 from autograd_traced.snippets import EXEC_FENCE_RE, snippet_paths
 from tests.broken_copy import BrokenSite
 from tests.build import build
+from tests.faked_clock import FAKED_CLOCK, FAKETIME, FakedClockBuild
 from tests.paths import ARTICLES, DOCS, PAGES, ROOT
 
 
@@ -86,3 +87,21 @@ def test_two_builds_produce_identical_html(built_site: Path, broken_site: Broken
     assert len(pages) == len(PAGES) + 1  # and 404.html
     for page in pages:
         assert (built_site / page).read_text() == (again / page).read_text(), page
+
+
+def test_a_build_on_another_day_is_identical(
+    built_site: Path, faked_clock_site: FakedClockBuild
+) -> None:
+    """Every file, sitemap.xml(.gz) and search index included: dates come from the commit."""
+    faked = subprocess.run([FAKETIME, FAKED_CLOCK, "date", "-u", "+%F"], capture_output=True)
+    assert faked.stdout.decode().strip() == FAKED_CLOCK.split()[0], "faketime fakes no clock"
+    result = faked_clock_site.build.result()
+    assert result.ok, result.log
+    again = faked_clock_site.site
+    files = sorted(p.relative_to(built_site) for p in built_site.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    differ = [f for f in files if (built_site / f).read_bytes() != (again / f).read_bytes()]
+    assert not differ, f"built on {FAKED_CLOCK}, these files differ: {differ}"
+    assert {"sitemap.xml", "sitemap.xml.gz", "search/search_index.json"} <= {
+        f.as_posix() for f in files
+    }
