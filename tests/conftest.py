@@ -2,8 +2,8 @@
 the broken site, and the build of the real site under a faked clock (tests/faked_clock.py).
 
 That command starts a fresh Python that imports torch: it would add about 1.7 s to a 3 s run.
-So each runs in a background process, on the machine's other core, from the start of the
-session, and the tests that read it run last, when it has finished.
+So each runs in a background process, beside the tests, from the start of the session, and
+the tests that read them run last, when they have finished.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.paths import ROOT
 HARNESS = Path(__file__).parent / "test_harness.py"
 SITE_BUILD = Path(__file__).parent / "test_site_build.py"
 STARTED = pytest.StashKey[broken_copy.BrokenSite]()
-FAKED_CLOCK = pytest.StashKey[faked_clock.FakedClockBuild | None]()
+FAKED = pytest.StashKey[faked_clock.FakedClockBuild | None]()
 BACKGROUND = ("broken_site", "faked_clock_site")  # the fixtures of the background builds
 
 
@@ -43,9 +43,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if STARTED in config.stash:
         config.stash[STARTED].build.stop()
         shutil.rmtree(config.stash[STARTED].workdir, ignore_errors=True)
-    if config.stash.get(FAKED_CLOCK, None) is not None:
-        config.stash[FAKED_CLOCK].build.stop()
-        shutil.rmtree(config.stash[FAKED_CLOCK].workdir, ignore_errors=True)
+    if config.stash.get(FAKED, None) is not None:
+        config.stash[FAKED].build.stop()
+        shutil.rmtree(config.stash[FAKED].workdir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -64,9 +64,9 @@ def faked_clock_site(request: pytest.FixtureRequest) -> faked_clock.FakedClockBu
 
 
 def _start_faked_clock(config: pytest.Config) -> faked_clock.FakedClockBuild | None:
-    if FAKED_CLOCK not in config.stash:
-        config.stash[FAKED_CLOCK] = faked_clock.start()
-    return config.stash[FAKED_CLOCK]
+    if FAKED not in config.stash:
+        config.stash[FAKED] = faked_clock.start()
+    return config.stash[FAKED]
 
 
 def _start(config: pytest.Config) -> broken_copy.BrokenSite:

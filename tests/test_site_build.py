@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from mkdocs.config import load_config
 
 from autograd_traced.snippets import EXEC_FENCE_RE, snippet_paths
 from tests.broken_copy import BrokenSite
@@ -65,6 +66,25 @@ def test_footer_names_the_torch_release_and_the_commit(built_site: Path) -> None
     commit, day = git("log", "-1", "--format=%H %cd", "--date=format-local:%Y-%m-%d").split()
     dirty = "-dirty" if git("status", "--porcelain") else ""
     assert f"Built from commit {commit[:12]}{dirty}, dated {day}." in html
+
+
+def test_addresses_follow_site_url(built_site: Path) -> None:
+    """Canonical links and the sitemap name site_url (SITE_URL, else the published address);
+    the sitemap's dates are the commit's."""
+    site_url = load_config(str(ROOT / "mkdocs.yml")).site_url
+    html = page_html(built_site, DOCS / "computing-gradients.md")
+    assert f'<link rel="canonical" href="{site_url}computing-gradients/">' in html
+    sitemap = (built_site / "sitemap.xml").read_text()
+    locations = re.findall(r"<loc>(.*?)</loc>", sitemap)
+    assert len(locations) == len(PAGES)
+    assert all(location.startswith(site_url) for location in locations), locations
+    day = git("log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d").strip()
+    assert set(re.findall(r"<lastmod>(.*?)</lastmod>", sitemap)) == {day}
+
+
+def test_site_url_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SITE_URL", "https://example.org/elsewhere/")
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://example.org/elsewhere/"
 
 
 def git(*args: str) -> str:

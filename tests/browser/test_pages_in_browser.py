@@ -237,6 +237,8 @@ def test_navigation_is_instant(site_url: str, recorder: Recorder) -> None:
     kind, survived = _navigate_by_nav_link(recorder, site_url)
     assert kind in ("fetch", "xhr"), f"the click loaded the page as a {kind}"
     assert survived, "the click reloaded the page"
+    canonical = recorder.page.locator('link[rel="canonical"]').get_attribute("href")
+    assert canonical == site_url + "computing-gradients/"  # built with SITE_URL=site_url
     assert not recorder.problems(), "\n".join(recorder.problems())
 
 
