@@ -2,7 +2,9 @@
 
 import os
 import re
+import struct
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,12 @@ def built_site(build_log: tuple[Path, str]) -> Path:
 def page_html(site: Path, page: Path) -> str:
     name = "index.html" if page.stem == "index" else f"{page.stem}/index.html"
     return (site / name).read_text()
+
+
+def git(*args: str) -> str:
+    env = {**os.environ, "TZ": "UTC"}  # the commit's day in UTC, as the sitemap gives it
+    command = ["git", "-C", str(ROOT), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
 
 
 def test_strict_build_passes_without_warnings(build_log: tuple[Path, str]) -> None:
@@ -80,17 +88,13 @@ def test_addresses_follow_site_url(built_site: Path) -> None:
     assert all(location.startswith(site_url) for location in locations), locations
     day = git("log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d").strip()
     assert set(re.findall(r"<lastmod>(.*?)</lastmod>", sitemap)) == {day}
+    gzip_mtime = struct.unpack("<I", (built_site / "sitemap.xml.gz").read_bytes()[4:8])[0]
+    assert gzip_mtime == datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
 
 
 def test_site_url_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SITE_URL", "https://example.org/elsewhere/")
     assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://example.org/elsewhere/"
-
-
-def git(*args: str) -> str:
-    env = {**os.environ, "TZ": "UTC"}  # the commit's day in UTC, as the sitemap gives it
-    command = ["git", "-C", str(ROOT), *args]
-    return subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
 
 
 def test_html_has_no_raw_fence_left(built_site: Path) -> None:
