@@ -1,4 +1,4 @@
-"""The commands people run: `nox -s docs`, `serve`, `tests`, `browser`, `lint`, and the rest.
+"""The commands people run: `nox -s docs`, `serve`, `preview`, `tests`, `browser`, `lint`, ...
 
 Sessions install with pip into plain venvs: pip finds the local CPU build of torch==2.13.0,
 which uv and poetry would not (they would download a multi-GB CUDA build instead).
@@ -22,18 +22,21 @@ TORCH_VERSIONS = ["2.13.0", "2.14.1"]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 TOOLS = {"dot": "graphviz", "node": "nodejs"}  # command -> Debian package the build needs
+TEST_TOOLS = {"faketime": "faketime"}  # ... and the tests besides (a build on a faked day)
 
 
 def install_project(session: nox.Session, extras: str = "test") -> None:
     session.install("-e", f".[{extras}]")
 
 
-def require_system_packages(session: nox.Session, *, browser: bool) -> None:
-    """Graphviz draws the diagrams, Node.js renders the math, Chromium runs the browser test.
+def require_system_packages(session: nox.Session, *, browser: bool, tests: bool = False) -> None:
+    """Graphviz draws the diagrams, Node.js renders the math, Chromium runs the browser test,
+    faketime builds the site on another day for the tests.
 
     Installed with apt-get when missing and we may (root); otherwise the session says what to do.
     """
-    missing = [package for tool, package in TOOLS.items() if not shutil.which(tool)]
+    tools = {**TOOLS, **TEST_TOOLS} if tests else TOOLS
+    missing = [package for tool, package in tools.items() if not shutil.which(tool)]
     if browser and not Path(CHROMIUM).exists():
         missing.append("chromium")
     if not missing:
@@ -62,16 +65,24 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def serve(session: nox.Session) -> None:
-    """Serve the site on http://127.0.0.1:8000, rebuilding (and re-running snippets) on save."""
+    """Serve the site on 127.0.0.1:8000 (under its path), re-running snippets on save."""
     require_system_packages(session, browser=False)
     install_project(session)
     session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *session.posargs, env=QUIET)
 
 
 @nox.session
+def preview(session: nox.Session) -> None:
+    """Serve site/ as published (its path, its 404 page) on http://127.0.0.1:8000, offline."""
+    require_system_packages(session, browser=False)
+    install_project(session)
+    session.run("python", "-m", "autograd_traced.preview", *session.posargs, env=QUIET)
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
     """Snippets (Sybil), unit tests, the strict build and the harness's own tests."""
-    require_system_packages(session, browser=False)
+    require_system_packages(session, browser=False, tests=True)
     install_project(session)
     session.run(
         "pytest", "--ignore=tests/browser", "--require-snippets", *session.posargs, env=QUIET

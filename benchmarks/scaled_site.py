@@ -31,6 +31,10 @@ class PythonName(str):
     """A `!!python/name:` value of mkdocs.yml, kept as text so the config can be written back."""
 
 
+class EnvValue(list):  # type: ignore[type-arg]
+    """An `!ENV [VARIABLE, default]` value of mkdocs.yml, kept as written."""
+
+
 class _Loader(yaml.SafeLoader):
     pass
 
@@ -42,6 +46,10 @@ class _Dumper(yaml.SafeDumper):
 _Loader.add_multi_constructor(NAME_TAG, lambda loader, suffix, node: PythonName(suffix))
 _Dumper.add_representer(
     PythonName, lambda dumper, name: dumper.represent_scalar(NAME_TAG + name, "")
+)
+_Loader.add_constructor("!ENV", lambda loader, node: EnvValue(loader.construct_sequence(node)))
+_Dumper.add_representer(
+    EnvValue, lambda dumper, value: dumper.represent_sequence("!ENV", list(value))
 )
 
 

@@ -19,7 +19,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced import build_mode, fences, fork_server, page_run
+from autograd_traced import build_mode, fences, fork_server, page_run, provenance
 from autograd_traced.math import MathError, render_math
 from autograd_traced.torch_import import import_torch
 
@@ -40,6 +40,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         config.copyright = f"Every output on this site was produced by PyTorch {torch.__version__}."
     else:
         config.copyright = "Execution was off for this build: outputs are the stored transcripts."
+    source = provenance.read(Path(config.config_file_path).parent)
+    source.pin_build_date()  # dates in the sitemap are the commit's: same commit, same bytes
+    config.copyright += f" {source.sentence()}"
     return config
 
 

@@ -10,8 +10,10 @@ import io
 import logging
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
@@ -27,10 +29,18 @@ class Build:
     log: str  # what `mkdocs build` would print: one "LEVEL    -  message" per record
 
 
-def build(root: Path, site_dir: Path, *, strict: bool = True, quiet: bool = False) -> Build:
+def build(
+    root: Path,
+    site_dir: Path,
+    *,
+    strict: bool = True,
+    quiet: bool = False,
+    site_url: str | None = None,
+) -> Build:
     """`mkdocs build --strict --site-dir site_dir` for the site at `root`, in this process.
 
     `quiet` logs what `mkdocs build -q` shows: errors only (and strict mode counts no warnings).
+    `site_url` builds for that address, as `SITE_URL=...` in front of the command would.
     """
     log = io.StringIO()
     handler = logging.StreamHandler(log)
@@ -39,8 +49,10 @@ def build(root: Path, site_dir: Path, *, strict: bool = True, quiet: bool = Fals
     level = mkdocs_log.level
     mkdocs_log.addHandler(handler)
     mkdocs_log.setLevel(logging.ERROR if quiet else logging.INFO)
+    address = {} if site_url is None else {"SITE_URL": site_url}
     try:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
+        with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
+            config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
         mkdocs_build(config)
         ok = True
     except Abort as abort:
@@ -60,12 +72,22 @@ class CommandBuild:
     log_file: Path
 
     @classmethod
-    def start(cls, root: Path, site_dir: Path, log_file: Path, *flags: str) -> CommandBuild:
+    def start(
+        cls,
+        root: Path,
+        site_dir: Path,
+        log_file: Path,
+        *flags: str,
+        wrapper: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> CommandBuild:
+        """Start `mkdocs build FLAGS`; `wrapper` goes in front of the command (faketime and its
+        date), `env` adds variables to this process's environment."""
         with log_file.open("wb") as log:  # the child keeps its own handle
             process = subprocess.Popen(
-                local_site.build_command(site_dir, *flags),
+                [*wrapper, *local_site.build_command(site_dir, *flags)],
                 cwd=root,
-                env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+                env={**os.environ, **(env or {}), "NO_MKDOCS_2_WARNING": "1"},
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

@@ -1,5 +1,6 @@
 """Start the real commands some tests read before anything else: the harness's builds of
-its copies of the site, and `mkdocs serve` on a broken copy.
+its copies of the site, `mkdocs serve` on a broken copy, and the build of the real site under
+a faked clock (tests/faked_clock.py).
 
 Each command starts a fresh Python that imports torch: about 1.7 s each. So they run in
 background processes, from the start of the session, and the tests that read them run
@@ -14,15 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from tests import broken_copy
+from autograd_traced import provenance
+from tests import broken_copy, faked_clock
 from tests.build import CommandBuild
+from tests.paths import ROOT
 from tests.serve_copy import ServeCopy
 
 HARNESS = Path(__file__).parent / "test_harness.py"
 SERVE = Path(__file__).parent / "test_serve.py"
+SITE_BUILD = Path(__file__).parent / "test_site_build.py"
 STARTED = pytest.StashKey[broken_copy.Copies]()
 SERVING = pytest.StashKey[ServeCopy]()
-BACKGROUND = ("copies", "serve_copy")  # the fixtures that read a background command
+FAKED = pytest.StashKey[faked_clock.FakedClockBuild | None]()
+BACKGROUND = ("copies", "serve_copy", "faked_clock_site")  # fixtures of background commands
 
 
 @pytest.hookimpl(tryfirst=True)  # before the root conftest imports torch: a second earlier
@@ -33,11 +38,13 @@ def pytest_configure(config: pytest.Config) -> None:
         _serve(config)
     if _selected(config, HARNESS):
         _start(config)
+    if _selected(config, SITE_BUILD):
+        _start_faked_clock(config)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # What needs a background command goes last: by then it is done.
-    items.sort(key=lambda item: any(f in getattr(item, "fixturenames", ()) for f in BACKGROUND))
+    items.sort(key=lambda item: any(f in BACKGROUND for f in getattr(item, "fixturenames", ())))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -47,6 +54,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if STARTED in config.stash:
         config.stash[STARTED].stop()
         shutil.rmtree(config.stash[STARTED].workdir, ignore_errors=True)
+    if config.stash.get(FAKED, None) is not None:
+        config.stash[FAKED].build.stop()
+        shutil.rmtree(config.stash[FAKED].workdir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -67,17 +77,36 @@ def copies(request: pytest.FixtureRequest) -> broken_copy.Copies:
     return _start(request.config)
 
 
+@pytest.fixture(scope="session")
+def faked_clock_site(request: pytest.FixtureRequest) -> faked_clock.FakedClockBuild:
+    """The real site, being built with the clock faked years ahead (tests/faked_clock.py)."""
+    started = _start_faked_clock(request.config)
+    if started is None:
+        pytest.fail(f"{faked_clock.FAKETIME} not found: `apt-get install faketime`", pytrace=False)
+    return started
+
+
+def _start_faked_clock(config: pytest.Config) -> faked_clock.FakedClockBuild | None:
+    if FAKED not in config.stash:
+        config.stash[FAKED] = faked_clock.start()
+    return config.stash[FAKED]
+
+
 def _start(config: pytest.Config) -> broken_copy.Copies:
     if STARTED not in config.stash:
         workdir = Path(tempfile.mkdtemp(prefix="autograd-traced-copies-"))
         passing = broken_copy.make_passing(workdir / "passing" / "repo")
         broken = broken_copy.make_broken(workdir / "broken" / "repo")
+        # The copies have no .git: told the commit, they get the real build's footer.
+        told = provenance.read(ROOT).environment()
         config.stash[STARTED] = broken_copy.Copies(
             workdir,
             passing,
             broken,
-            CommandBuild.start(passing, passing / "site", workdir / "passing.log", "--strict"),
-            CommandBuild.start(broken, broken / "site", workdir / "broken.log", "-q"),
+            CommandBuild.start(
+                passing, passing / "site", workdir / "passing.log", "--strict", env=told
+            ),
+            CommandBuild.start(broken, broken / "site", workdir / "broken.log", "-q", env=told),
         )
     return config.stash[STARTED]
 

@@ -21,7 +21,7 @@ RIGHT, WRONG = "b.grad = -0.0817", "b.grad = -0.0818"
 @dataclass
 class ServeCopy:
     root: Path
-    url: str
+    url: str  # known once serving: under site_url's path, as published
     process: subprocess.Popen[bytes]
     log_file: Path
 
@@ -42,7 +42,7 @@ class ServeCopy:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        return cls(root, f"http://{HOST}:{port}/", process, log_file)
+        return cls(root, "", process, log_file)
 
     def log(self) -> str:
         return self.log_file.read_text(errors="replace")
@@ -58,6 +58,11 @@ class ServeCopy:
                 raise AssertionError(f"mkdocs serve exited:\n{self.log()}")
             time.sleep(0.1)
         raise AssertionError(f"no {text!r} within {timeout} s:\n{self.log()}")
+
+    def wait_until_serving(self) -> int:
+        end = self.wait_for("Serving on ")
+        self.url = self.log()[end:].split()[0]
+        return end
 
     def get(self, path: str) -> str:
         with urllib.request.urlopen(self.url + path, timeout=30) as response:

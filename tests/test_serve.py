@@ -9,7 +9,7 @@ PAGE = "computing-gradients/"
 
 
 def test_serve_shows_a_broken_snippet_on_the_page_and_recovers(serve_copy: ServeCopy) -> None:
-    served = serve_copy.wait_for("Serving on")
+    served = serve_copy.wait_until_serving()
     assert f"ERROR   -  {BROKEN_SNIPPET}:2 (used by docs/computing-gradients.md" in serve_copy.log()
     html = serve_copy.get(PAGE)
     assert 'class="admonition failure autograd-failure" role="alert"' in html

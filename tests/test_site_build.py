@@ -1,14 +1,20 @@
 """The real site builds strictly, and every executable fence left its output on the page."""
 
+import os
 import re
+import struct
+import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import torch
+from mkdocs.config import load_config
 
 from autograd_traced.fence_grammar import executable_fences, snippet_files
 from tests.broken_copy import Copies
 from tests.build import Build, build
+from tests.faked_clock import FAKED_CLOCK, FAKETIME, FakedClockBuild
 from tests.paths import ARTICLES, DOCS, PAGES, ROOT
 
 
@@ -30,6 +36,12 @@ def page_html(site: Path, page: Path) -> str:
     path = page.relative_to(DOCS).with_suffix("")
     name = path.parent / "index.html" if path.name == "index" else path / "index.html"
     return (site / name).read_text()
+
+
+def git(*args: str) -> str:
+    env = {**os.environ, "TZ": "UTC"}  # the commit's day in UTC, as the sitemap gives it
+    command = ["git", "-C", str(ROOT), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
 
 
 def test_strict_build_passes_without_warnings(site_build: tuple[Path, Build]) -> None:
@@ -59,9 +71,33 @@ def test_articles_show_outputs_and_expected_error(built_site: Path) -> None:
         assert "<table>" in html
 
 
-def test_footer_names_the_torch_release_that_ran(built_site: Path) -> None:
+def test_footer_names_the_torch_release_and_the_commit(built_site: Path) -> None:
     html = page_html(built_site, DOCS / "index.md")
-    assert f"produced by PyTorch {torch.__version__}" in html
+    assert f"produced by PyTorch {torch.__version__}." in html
+    commit, day = git("log", "-1", "--format=%H %cd", "--date=format-local:%Y-%m-%d").split()
+    dirty = "-dirty" if git("status", "--porcelain") else ""
+    assert f"Built from commit {commit[:12]}{dirty}, dated {day}." in html
+
+
+def test_addresses_follow_site_url(built_site: Path) -> None:
+    """Canonical links and the sitemap name site_url (SITE_URL, else the published address);
+    the sitemap's dates are the commit's."""
+    site_url = load_config(str(ROOT / "mkdocs.yml")).site_url
+    html = page_html(built_site, DOCS / "computing-gradients.md")
+    assert f'<link rel="canonical" href="{site_url}computing-gradients/">' in html
+    sitemap = (built_site / "sitemap.xml").read_text()
+    locations = re.findall(r"<loc>(.*?)</loc>", sitemap)
+    assert len(locations) == len(PAGES)
+    assert all(location.startswith(site_url) for location in locations), locations
+    day = git("log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d").strip()
+    assert set(re.findall(r"<lastmod>(.*?)</lastmod>", sitemap)) == {day}
+    gzip_mtime = struct.unpack("<I", (built_site / "sitemap.xml.gz").read_bytes()[4:8])[0]
+    assert gzip_mtime == datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+
+
+def test_site_url_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SITE_URL", "https://example.org/elsewhere/")
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://example.org/elsewhere/"
 
 
 def test_html_has_no_raw_fence_left(built_site: Path) -> None:
@@ -80,3 +116,21 @@ def test_two_builds_produce_identical_html(built_site: Path, copies: Copies) -> 
     assert len(pages) == len(PAGES) + 1  # and 404.html
     for page in pages:
         assert (built_site / page).read_text() == (again / page).read_text(), page
+
+
+def test_a_build_on_another_day_is_identical(
+    built_site: Path, faked_clock_site: FakedClockBuild
+) -> None:
+    """Every file, sitemap.xml(.gz) and search index included: dates come from the commit."""
+    faked = subprocess.run([FAKETIME, FAKED_CLOCK, "date", "-u", "+%F"], capture_output=True)
+    assert faked.stdout.decode().strip() == FAKED_CLOCK.split()[0], "faketime fakes no clock"
+    result = faked_clock_site.build.result()  # the session's own build passed (built_site)
+    assert result.ok, result.log
+    again = faked_clock_site.site
+    files = sorted(p.relative_to(built_site) for p in built_site.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    differ = [f for f in files if (built_site / f).read_bytes() != (again / f).read_bytes()]
+    assert not differ, f"built on {FAKED_CLOCK}, these files differ: {differ}"
+    assert {"sitemap.xml", "sitemap.xml.gz", "search/search_index.json"} <= {
+        f.as_posix() for f in files
+    }

@@ -81,20 +81,26 @@ def pytest_runtest_makereport(
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once per session with `mkdocs build --strict`."""
+def served_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The site, built once per session with `mkdocs build --strict` for the address it is
+    served at (a free port of 127.0.0.1), so that instant navigation works there."""
     out = tmp_path_factory.mktemp("site")
-    result = build(ROOT, out)
-    if not result.ok:
-        pytest.fail(f"mkdocs build --strict failed:\n{result.log}", pytrace=False)
-    return out
+    with serving(out) as url:  # the port first: the build needs the address
+        result = build(ROOT, out, site_url=url)
+        if not result.ok:
+            pytest.fail(f"mkdocs build --strict failed:\n{result.log}", pytrace=False)
+        yield out, url
 
 
 @pytest.fixture(scope="session")
-def site_url(built_site: Path) -> Iterator[str]:
-    """Base URL of the built site, served over HTTP on a free port."""
-    with serving(built_site) as url:
-        yield url
+def built_site(served_site: tuple[Path, str]) -> Path:
+    return served_site[0]
+
+
+@pytest.fixture(scope="session")
+def site_url(served_site: tuple[Path, str]) -> str:
+    """Base URL of the built site, served over HTTP."""
+    return served_site[1]
 
 
 @pytest.fixture

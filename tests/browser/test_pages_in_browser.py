@@ -214,3 +214,38 @@ def test_off_origin_request_is_detected(
     recorder.page.goto(serve(site) + "computation-graphs/", wait_until="load", timeout=10_000)
     assert cdn in recorder.off_origin_requests()
     assert f"off-origin request: {cdn}" in recorder.problems()
+
+
+def _navigate_by_nav_link(recorder: Recorder, base_url: str) -> tuple[str, bool]:
+    """Click the primary navigation's link to computing-gradients/ from home: returns how
+    the page was requested ("document" for a full load, "fetch" or "xhr" for an instant one)
+    and whether a variable set on home survived the click."""
+    page = recorder.page
+    page.goto(base_url, wait_until="networkidle")  # Material reads the sitemap first
+    page.evaluate("window.__loadedOnce = true")
+    link = page.locator('.md-nav--primary a.md-nav__link[href$="computing-gradients/"]').first
+    with page.expect_request(lambda r: r.url == base_url + "computing-gradients/") as request:
+        link.click()
+    page.wait_for_url(base_url + "computing-gradients/")
+    expect(page.locator("article h1")).to_contain_text("Computing Gradients")
+    return request.value.resource_type, page.evaluate("window.__loadedOnce === true")
+
+
+def test_navigation_is_instant(site_url: str, recorder: Recorder) -> None:
+    """The site is built for the address it is served at: a nav click fetches the page and
+    swaps it in, without a reload."""
+    kind, survived = _navigate_by_nav_link(recorder, site_url)
+    assert kind in ("fetch", "xhr"), f"the click loaded the page as a {kind}"
+    assert survived, "the click reloaded the page"
+    canonical = recorder.page.locator('link[rel="canonical"]').get_attribute("href")
+    assert canonical == site_url + "computing-gradients/"  # built with SITE_URL=site_url
+    assert not recorder.problems(), "\n".join(recorder.problems())
+
+
+def test_navigation_reloads_under_another_address(
+    built_site: Path, serve: Callable[[Path], str], recorder: Recorder
+) -> None:
+    """Negative proof: the same build served on another port is not under its site_url, and
+    Material falls back to full page loads, which the check above would report."""
+    kind, survived = _navigate_by_nav_link(recorder, serve(built_site))
+    assert (kind, survived) == ("document", False)
