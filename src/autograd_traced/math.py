@@ -1,12 +1,15 @@
 """Render the page's math with KaTeX at build time, so readers download no math JavaScript.
 
 pymdownx.arithmatex (generic mode) leaves `<span class="arithmatex">\\(...\\)</span>` and
-`<div class="arithmatex">\\[...\\]</div>` in the HTML. One Node.js process per page renders
-them all with the vendored KaTeX; only its CSS and fonts reach the browser.
+`<div class="arithmatex">\\[...\\]</div>` in the HTML. One Node.js process, started once and
+kept for the process's life (every page, every `mkdocs serve` rebuild), renders them with
+the vendored KaTeX, and each formula is rendered once; only KaTeX's CSS and fonts reach
+the browser.
 """
 
 from __future__ import annotations
 
+import atexit
 import html
 import json
 import re
@@ -17,15 +20,17 @@ from pathlib import Path
 MATH_RE = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<tex>.*?)</(?P=tag)>', re.DOTALL)
 DELIMITERS = {"span": ("\\(", "\\)"), "div": ("\\[", "\\]")}
 
-# Reads [[tex, display], ...] on stdin, writes [{"html": ...} | {"error": ...}, ...].
+# Reads one line of [[tex, display], ...] per request, answers one line of
+# [{"html": ...} | {"error": ...}, ...].
 _RENDERER = """
 const katex = require(process.argv[1]);
-const items = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const render = ([tex, displayMode]) => {
   try { return { html: katex.renderToString(tex, { displayMode, throwOnError: true }) }; }
   catch (error) { return { error: String(error.message) }; }
 };
-process.stdout.write(JSON.stringify(items.map(render)));
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  process.stdout.write(JSON.stringify(JSON.parse(line).map(render)) + "\\n");
+});
 """
 
 
@@ -58,16 +63,57 @@ def _tex(match: re.Match[str]) -> str:
 
 
 def _run_katex(items: list[list[object]], katex_js: Path) -> list[dict[str, str]]:
-    node = shutil.which("node")
-    if node is None:
-        raise MathError("Node.js is needed to render math at build time: apt-get install nodejs")
-    result = subprocess.run(
-        [node, "-e", _RENDERER, str(katex_js.resolve())],
-        input=json.dumps(items),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise MathError(f"KaTeX renderer failed:\n{result.stderr}")
-    return json.loads(result.stdout)
+    renderer = _renderers.get(katex_js.resolve()) or _Renderer.start(katex_js.resolve())
+    _renderers[katex_js.resolve()] = renderer
+    missing = [item for item in items if _key(item) not in renderer.done]
+    if missing:
+        for item, result in zip(missing, renderer.render(missing), strict=True):
+            renderer.done[_key(item)] = result
+    return [renderer.done[_key(item)] for item in items]
+
+
+def _key(item: list[object]) -> tuple[str, bool]:
+    return str(item[0]), bool(item[1])
+
+
+class _Renderer:
+    """The Node.js process that renders formulas, and what it rendered already."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.done: dict[tuple[str, bool], dict[str, str]] = {}
+
+    @classmethod
+    def start(cls, katex_js: Path) -> _Renderer:
+        node = shutil.which("node")
+        if node is None:
+            raise MathError(
+                "Node.js is needed to render math at build time: apt-get install nodejs"
+            )
+        process = subprocess.Popen(
+            [node, "-e", _RENDERER, str(katex_js)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        atexit.register(process.kill)
+        return cls(process)
+
+    def render(self, items: list[list[object]]) -> list[dict[str, str]]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(items) + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+        except BrokenPipeError:
+            answer = ""
+        if not answer:
+            _renderers.clear()  # the next page starts a new one
+            stderr = self.process.stderr.read() if self.process.stderr else ""
+            raise MathError(f"KaTeX renderer failed:\n{stderr}")
+        return json.loads(answer)
+
+
+_renderers: dict[Path, _Renderer] = {}
