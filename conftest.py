@@ -11,8 +11,7 @@ import pytest
 from mkdocs.utils.yaml import yaml_load
 from sybil import Sybil
 
-from autograd_traced import fork_server
-from autograd_traced.page_run import Settings
+from autograd_traced.page_run import Settings, start_processes
 from autograd_traced.sybil_snippets import SnippetFenceParser
 from autograd_traced.torch_import import import_torch
 
@@ -42,7 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--update-examples"):
         snippet_parser.settings = replace(snippet_parser.settings, update=True)
     import_torch()  # before collection imports it unfrozen
-    fork_server.shared()  # forked now, before any test can change this process's state
+    start_processes()  # forked now, before any test can change this process's state
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

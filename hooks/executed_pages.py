@@ -19,7 +19,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced import build_mode, fences, fork_server, page_run, provenance
+from autograd_traced import build_mode, fences, page_run, provenance
 from autograd_traced.math import MathError, render_math
 from autograd_traced.torch_import import import_torch
 
@@ -35,7 +35,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     build_mode.stages.clear()
     if build_mode.executing():
         torch = import_torch()  # once per process: `mkdocs serve` rebuilds reuse it
-        fork_server.shared()  # forked now, from this thread, before any page runs
+        page_run.start_processes()  # forked now, from this thread, before any page runs
         # Taken from the build, never typed: the outputs on every page come from this release.
         config.copyright = f"Every output on this site was produced by PyTorch {torch.__version__}."
     else:

@@ -13,23 +13,23 @@ import pytest
 from autograd_traced import fork_server
 
 
-def set_and_read(key: str, *, report: Callable[[str, float], None]) -> str | None:
+def set_and_read(key: str, *, report: Callable[[str, float], None], **_: object) -> str | None:
     before = os.environ.get(key)
     os.environ[key] = "leaked"
     return before
 
 
-def sleep(seconds: float, *, report: Callable[[str, float], None]) -> None:
+def sleep(seconds: float, *, report: Callable[[str, float], None], **_: object) -> None:
     report("snippets/slow.pycon:2 (used by docs/slow.md:3)", 0.5)
     time.sleep(seconds)
 
 
-def exit_abruptly(*, report: Callable[[str, float], None]) -> None:
+def exit_abruptly(*, report: Callable[[str, float], None], **_: object) -> None:
     report("snippets/exit.pycon:1 (used by docs/exit.md:1)", 10)
     os._exit(3)
 
 
-def fail(*, report: Callable[[str, float], None]) -> None:
+def fail(*, report: Callable[[str, float], None], **_: object) -> None:
     report("step one", 10)
     raise ValueError("the work raised")
 
@@ -94,3 +94,17 @@ def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path
 
 
 PAGE = '```pycon exec="on" file="snippets/slow.pycon"\n```\n'
+
+
+def ask_twice(*, report: Callable[[str, float], None], ask: Callable[[str, object], object]):
+    return ask("double", 21), ask("double", "x")
+
+
+def test_a_child_asks_the_caller_and_gets_its_answer_or_its_error() -> None:
+    def double(value: object) -> object:
+        if not isinstance(value, int):
+            raise TypeError("not a number")
+        return value * 2
+
+    with pytest.raises(fork_server.StepFailed, match="RuntimeError: not a number"):
+        fork_server.shared().call(ask_twice, answers={"double": double})

@@ -22,10 +22,11 @@ import struct
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Report = Callable[[str, float], None]
+Ask = Callable[[str, object], object]
 
 _HEADER = struct.Struct("!Q")
 
@@ -116,11 +117,19 @@ class ForkServer:
                 os.kill(pid, signal.SIGKILL)
         return sorted(running.values())
 
-    def call(self, function: Callable[..., Any], *args: Any) -> Any:
-        """`function(*args, report=...)` in a fresh child; its return value, or StepFailed.
+    def call(
+        self,
+        function: Callable[..., Any],
+        *args: Any,
+        answers: Mapping[str, Callable[[Any], Any]] | None = None,
+    ) -> Any:
+        """`function(*args, report=..., ask=...)` in a fresh child; its return value, or
+        StepFailed.
 
         Before the first report the work has no time limit; after `report(where, seconds)`
-        the child must report again or finish within `seconds`.
+        the child must report again or finish within `seconds`. `ask(topic, payload)` in the
+        child returns `answers[topic](payload)`, computed here: what this process keeps
+        (a cache) serves every child.
         """
         ours, theirs = socket.socketpair()
         with self._lock, theirs:
@@ -145,6 +154,12 @@ class ForkServer:
                     deadline = time.monotonic() + limit
                     with self._lock:
                         self._running[pid] = where
+                elif kind == "ask":
+                    topic, question = payload
+                    try:
+                        channel.send(("answer", True, (answers or {})[topic](question)))
+                    except Exception as error:
+                        channel.send(("answer", False, str(error)))
                 elif kind == "result":
                     return payload[0]
                 else:  # "crash": the work itself raised
@@ -186,8 +201,15 @@ def _work(channel: _Channel) -> None:
     def report(where: str, seconds: float) -> None:
         channel.send(("step", where, seconds))
 
+    def ask(topic: str, question: object) -> object:
+        channel.send(("ask", topic, question))
+        _, ok, answer = channel.receive(None)  # type: ignore[misc]
+        if not ok:
+            raise RuntimeError(answer)
+        return answer
+
     try:
-        result = function(*args, report=report)
+        result = function(*args, report=report, ask=ask)
     except BaseException:  # the caller decides what a failure means; this process ends anyway
         channel.send(("crash", traceback.format_exc()))
         return

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
-from autograd_traced import build_mode, execution, fork_server
+from autograd_traced import build_mode, execution, fork_server, svg
 from autograd_traced.diagrams import cached_diagram_svg
 from autograd_traced.fence_grammar import Fence, executable_fences
 from autograd_traced.snippets import ExampleRun
@@ -182,6 +182,14 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
 
+def start_processes() -> fork_server.ForkServer:
+    """Import torch and what pages need, then fork the server pages run in: call it early,
+    from the main thread, before any page runs (see fork_server.shared)."""
+    import_torch()
+    execution.preload()
+    return fork_server.shared()
+
+
 def run_page(plan: PagePlan) -> PageRun:
     """The page's run: from the cache when its inputs did not change, else run now."""
     key = plan.key
@@ -232,9 +240,8 @@ def _execute(plan: PagePlan) -> PageRun:
     stateful = tuple(p for p in plan.fences if p.fence.language in STATEFUL)
     reusable = True
     if plan.settings.execute and stateful:
-        import_torch()
         try:
-            ran = fork_server.shared().call(execution.execute_page, plan)
+            ran = start_processes().call(execution.execute_page, plan, answers={"dot": svg.dot_svg})
         except fork_server.StepFailed as failure:
             ran, reusable = execution.crashed(plan, failure.where, str(failure)), False
     else:

@@ -8,12 +8,14 @@ no fixed size, no white background, colours from ``currentColor`` and CSS classe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 # Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
@@ -76,13 +78,9 @@ def _font_stack(match: re.Match[str]) -> str:
     return f'font-family="{family}, {generic}"'
 
 
-def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> str:
-    """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
-
-    Ids are prefixed with `id_prefix` (default: a slug of `alt`) so several diagrams can share a
-    page. The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
-    diagram's one <title> is `alt`.
-    """
+@functools.lru_cache(maxsize=1024)
+def dot_svg(dot_source: str) -> str:
+    """Graphviz's SVG of a DOT source, drawn once per source in this process."""
     result = subprocess.run(
         [*_dot_command(), "-Tsvg"],
         input=dot_source,
@@ -92,7 +90,22 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
     )
     if result.returncode != 0:
         raise RuntimeError(f"dot failed (exit {result.returncode}):\n{result.stderr}")
-    svg = result.stdout
+    return result.stdout
+
+
+# What draws a DOT source: a page's own process asks the build's process instead, which
+# keeps every drawing for the pages (and rebuilds) after it (see execution.execute_page).
+run_dot: Callable[[str], str] = dot_svg
+
+
+def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> str:
+    """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
+
+    Ids are prefixed with `id_prefix` (default: a slug of `alt`) so several diagrams can share a
+    page. The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
+    diagram's one <title> is `alt`.
+    """
+    svg = run_dot(dot_source)
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
     svg = re.sub(r"<title>.*?</title>", "", svg, flags=re.DOTALL)
     svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even inside class names
