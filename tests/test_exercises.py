@@ -68,13 +68,15 @@ def test_each_lab_exercise_shows_a_symptom_asks_and_answers(index: int) -> None:
     exercise = lab_exercises(markdown)[index]
     heading = exercise.splitlines()[0]
     fences = list(FENCE_RE.finditer(exercise))
-    assert len(fences) == 2, f"{heading}: a broken program and, in the answer, the fixed one"
-    broken, fixed = (snippet_paths(fence.group(0))[0] for fence in fences)
+    assert len(fences) >= 2, f"{heading}: a broken program and, in the answer, the fixed one"
+    broken, fixed = (snippet_paths(fences[i].group(0))[0] for i in (0, -1))
     question, answer = exercise.find(QUESTION), exercise.find(ANSWER)
     assert fences[0].end() < question < answer < fences[1].start(), (
         f"{heading}: symptom, then the question, then the collapsed answer holding the fix"
     )
-    assert fences[1].group("indent"), f"{heading}: the fixed program belongs in the answer"
+    assert not fences[0].group("indent"), f"{heading}: the symptom shows before the answer"
+    for fence in fences[1:]:
+        assert fence.group("indent"), f"{heading}: the fix belongs in the collapsed answer"
     assert CHECKPOINT_RE.search(exercise[answer:]), f"{heading}: the answer names no checkpoint"
 
     outputs = outputs_by_snippet(LAB)
