@@ -23,7 +23,13 @@ from .conftest import ROOT, Recorder
 
 pytestmark = pytest.mark.browser
 
-EXPECTED_PAGES = {"", "computation-graphs/", "computing-gradients/", "find-the-line/"}
+EXPECTED_PAGES = {
+    "",
+    "computation-graphs/",
+    "computing-gradients/",
+    "pitfalls/",
+    "find-the-line/",
+}
 ARTICLE_PAGES = {"computation-graphs/", "computing-gradients/"}
 MIN_DIAGRAMS_PER_ARTICLE = 2
 
