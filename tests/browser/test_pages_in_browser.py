@@ -188,7 +188,7 @@ def test_lab_answers_open_to_a_checkpoint_and_the_fixed_program(
     for index in range(answers.count()):
         expect(answers.nth(index)).not_to_have_attribute("open", re.compile(".*"))
     first = answers.first
-    fixed = first.locator(".highlight pre")
+    fixed = first.locator(".highlight pre").last  # the fixed program, after any diagnostic
     expect(fixed).to_be_hidden()
     first.locator(":scope > summary").click()
     expect(fixed).to_be_visible()
