@@ -150,7 +150,7 @@ def test_unexpected_raise(broken: Run) -> None:
 
 def test_expected_error_that_no_longer_happens(broken: Run) -> None:
     assert_both_red(
-        broken, f"{NO_LONGER_RAISES}:4 (used by docs/no-longer-raises.md:6): expected an exception"
+        broken, f"{NO_LONGER_RAISES}:6 (used by docs/no-longer-raises.md:6): expected an exception"
     )
 
 

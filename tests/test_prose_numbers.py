@@ -31,10 +31,14 @@ def test_prose_numbers_come_from_the_pages_outputs(page: Path) -> None:
         assert number in printed, f"{page.name} states {number}, which no snippet printed"
 
 
-def test_the_revealed_sign_is_the_computed_sign() -> None:
+def test_the_revealed_answer_is_what_phase_1_printed() -> None:
+    """The opening question asks what b.grad holds after grad(); the reveal must match the run."""
     page = DOCS / "computing-gradients.md"
-    assert "dL/db = -0.0817" in page_run(page).outputs()
-    assert '??? success "Reveal the answer"\n    **Negative.**' in page.read_text()
+    phase1 = "snippets/computing_gradients/phase1_grad.pycon"
+    (result,) = [r for r in page_run(page).results if r.options.get("file") == phase1]
+    assert result.runs[-1].source.startswith("print(b.grad")
+    assert result.runs[-1].output.split()[0] == "None"
+    assert '??? success "Reveal the answer"\n    **`None`.**' in page.read_text()
 
 
 def test_the_guard_catches_an_invented_number() -> None:

@@ -38,6 +38,7 @@ class Fence:
     start: int  # character offsets of the whole block, closing fence included
     end: int
     body: str
+    indent: str = ""  # the opening fence's indentation: inside an admonition, a tab, a list
     unreadable: str = ""  # what of the info string could not be read as options
 
     @property
@@ -73,7 +74,18 @@ def find_fences(markdown: str) -> list[Fence]:
         body = "".join(lines[index + 1 : end])
         stop = offsets[min(end + 1, len(lines))]
         language, options, unreadable = parse_info(opening["info"])
-        fences.append(Fence(language, options, index + 1, offsets[index], stop, body, unreadable))
+        fences.append(
+            Fence(
+                language,
+                options,
+                index + 1,
+                offsets[index],
+                stop,
+                body,
+                opening["indent"],
+                unreadable,
+            )
+        )
         index = end + 1
     return fences
 

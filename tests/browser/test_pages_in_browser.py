@@ -23,7 +23,13 @@ from .conftest import ROOT, Recorder
 
 pytestmark = pytest.mark.browser
 
-EXPECTED_PAGES = {"", "computation-graphs/", "computing-gradients/"}
+EXPECTED_PAGES = {
+    "",
+    "computation-graphs/",
+    "computing-gradients/",
+    "pitfalls/",
+    "find-the-line/",
+}
 ARTICLE_PAGES = {"computation-graphs/", "computing-gradients/"}
 MIN_DIAGRAMS_PER_ARTICLE = 2
 
@@ -169,7 +175,25 @@ def test_computing_gradients_output_and_reveal(site_url: str, recorder: Recorder
     summary.click()
     expect(details).to_have_attribute("open", re.compile(".*"))
     expect(answer).to_be_visible()
-    expect(answer).to_contain_text("Negative")
+    expect(answer).to_contain_text("None")
+
+
+def test_lab_answers_open_to_a_checkpoint_and_the_fixed_program(
+    site_url: str, recorder: Recorder
+) -> None:
+    page = recorder.page
+    page.goto(site_url + "find-the-line/", wait_until="networkidle")
+    answers = page.locator("details", has=page.locator("summary", has_text="the checkpoint"))
+    assert answers.count() >= 6
+    for index in range(answers.count()):
+        expect(answers.nth(index)).not_to_have_attribute("open", re.compile(".*"))
+    first = answers.first
+    fixed = first.locator(".highlight pre").last  # the fixed program, after any diagnostic
+    expect(fixed).to_be_hidden()
+    first.locator(":scope > summary").click()
+    expect(fixed).to_be_visible()
+    expect(first).to_contain_text("Checkpoint 1")
+    expect(fixed).to_contain_text("w1.grad = -0.0898")
 
 
 def test_computation_graphs_shows_second_backward_error(site_url: str, recorder: Recorder) -> None:
