@@ -151,3 +151,13 @@ def test_system_exit_is_a_failure_of_its_line(tmp_path: Path) -> None:
     message = failure(tmp_path, ">>> import sys\n>>> sys.exit()\n")
     assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): unexpected")
     assert "SystemExit" in message
+
+
+def test_update_puts_a_compound_statements_output_after_its_closing_prompt(
+    tmp_path: Path,
+) -> None:
+    text = ">>> for i in range(2):\n...     print(i)\n...\n7\n>>> x = 1\n"
+    assert (
+        update_once(tmp_path, text)
+        == ">>> for i in range(2):\n...     print(i)\n...\n0\n1\n>>> x = 1\n"
+    )

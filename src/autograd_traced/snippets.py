@@ -170,7 +170,9 @@ def write_updates(root: Path, snippet: Snippet, runs: list[ExampleRun]) -> bool:
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     for run in reversed(changed):  # bottom up, so earlier line numbers stay valid
         assert run.stored is not None
-        start = run.example.lineno + run.source.count("\n")
+        start = run.example.lineno + 1  # past the ">>>" line and its "..." continuations,
+        while start < len(lines) and lines[start].startswith("..."):  # the bare one included
+            start += 1
         end = start + run.example.want.count("\n")
         stored = run.stored.rstrip("\n")
         # doctest reads a blank line as the end of the output: it is spelled <BLANKLINE>.
