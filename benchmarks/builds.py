@@ -65,7 +65,8 @@ try:
 except SystemExit as exit_:
     if exit_.code not in (None, 0):
         raise
-print('TORCH_IMPORTED', 'torch' in sys.modules)
+from autograd_traced import fork_server  # pages run in its children, which import torch
+print('TORCH_IMPORTED', 'torch' in sys.modules or fork_server.started())
 """
 
 

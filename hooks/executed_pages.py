@@ -21,7 +21,6 @@ from mkdocs.utils import meta
 
 from autograd_traced import build_mode, fences, page_run, provenance
 from autograd_traced.math import MathError, render_math
-from autograd_traced.torch_import import import_torch
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
 
@@ -33,16 +32,12 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     fences.begin_build()
     build_mode.stages.clear()
-    if build_mode.executing():
-        torch = import_torch()  # once per process: `mkdocs serve` rebuilds reuse it
-        page_run.start_processes()  # forked now, from this thread, before any page runs
-        # Taken from the build, never typed: the outputs on every page come from this release.
-        config.copyright = f"Every output on this site was produced by PyTorch {torch.__version__}."
-    else:
-        config.copyright = "Execution was off for this build: outputs are the stored transcripts."
     source = provenance.read(Path(config.config_file_path).parent)
     source.pin_build_date()  # dates in the sitemap are the commit's: same commit, same bytes
-    config.copyright += f" {source.sentence()}"
+    if build_mode.executing():
+        # Forked now, from this thread, before any page runs; it imports torch meanwhile,
+        # once per process: `mkdocs serve` rebuilds reuse it.
+        page_run.start_processes()
     return config
 
 
@@ -81,6 +76,14 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 
 def on_env(env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
+    source = provenance.read(Path(config.config_file_path).parent)
+    if build_mode.executing():
+        # Taken from the build, never typed: the outputs on every page come from this release.
+        release = page_run.torch_version()
+        config.copyright = f"Every output on this site was produced by PyTorch {release}."
+    else:
+        config.copyright = "Execution was off for this build: outputs are the stored transcripts."
+    config.copyright += f" {source.sentence()}"
     # Every page is rendered, none is written yet: stop here so no broken page is published.
     if fences.failures.messages:
         if build_mode.serving:

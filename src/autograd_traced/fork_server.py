@@ -1,10 +1,11 @@
 """Run work in a fresh fork of one pristine process: isolation for about the cost of a fork.
 
-`ForkServer.start()` forks a server process ("zygote") right after torch is imported and
-before anything has run. For every call it forks a child of its own, which does the work
-and exits, so nothing the work changes in its process (torch's settings, the current
-directory, imported modules, environment variables...) can reach the next call, the caller
-or a later `mkdocs serve` rebuild. Calls may run at the same time, one child each.
+`ForkServer.start(preload)` forks a server process ("zygote") before anything has run; the
+server imports what the work needs (torch) while the caller goes on with its own work. For
+every call it forks a child of its own, which does the work and exits, so nothing the work
+changes in its process (torch's settings, the current directory, imported modules,
+environment variables...) can reach the next call, the caller or a later `mkdocs serve`
+rebuild. Calls may run at the same time, one child each.
 
 The child reports steps as it goes (`report(where, seconds)`): each step has a time limit,
 enforced from outside, so even a loop inside a C extension is stopped. The caller gets the
@@ -85,12 +86,15 @@ class ForkServer:
         self._running: dict[int, str] = {}  # child pid -> the step it is running
 
     @classmethod
-    def start(cls) -> ForkServer:
+    def start(cls, preload: Callable[[], None] | None = None) -> ForkServer:
+        """Fork the server; it runs `preload` (imports every child then has) before serving."""
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:  # the server
             ours.close()
             try:
+                if preload is not None:
+                    preload()
                 _serve(theirs)
             finally:
                 os._exit(0)
@@ -220,8 +224,8 @@ _shared: ForkServer | None = None
 _shared_lock = threading.Lock()
 
 
-def shared() -> ForkServer:
-    """The process's fork server, started on first use (after torch is imported).
+def shared(preload: Callable[[], None] | None = None) -> ForkServer:
+    """The process's fork server, started on first use with `preload`.
 
     Start it early, from the main thread: a fork made while another thread holds a lock
     (torch's lazy initialisation has some) leaves that lock held forever in the child.
@@ -229,5 +233,9 @@ def shared() -> ForkServer:
     global _shared
     with _shared_lock:
         if _shared is None or not _shared.alive():
-            _shared = ForkServer.start()
+            _shared = ForkServer.start(preload)
         return _shared
+
+
+def started() -> bool:
+    return _shared is not None

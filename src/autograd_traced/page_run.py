@@ -14,6 +14,7 @@ their results. The build, the tests and the checks all go through it.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import sys
 import threading
@@ -27,7 +28,6 @@ from autograd_traced import build_mode, execution, fork_server, svg
 from autograd_traced.diagrams import cached_diagram_svg
 from autograd_traced.fence_grammar import Fence, executable_fences
 from autograd_traced.snippets import ExampleRun
-from autograd_traced.torch_import import import_torch
 
 DEFAULT_TIMEOUT = 60.0  # seconds an example may run; `snippet_timeout` in mkdocs.yml's extra
 
@@ -183,11 +183,16 @@ _pool: ThreadPoolExecutor | None = None
 
 
 def start_processes() -> fork_server.ForkServer:
-    """Import torch and what pages need, then fork the server pages run in: call it early,
-    from the main thread, before any page runs (see fork_server.shared)."""
-    import_torch()
-    execution.preload()
-    return fork_server.shared()
+    """Fork the server pages run in, which imports torch while this process goes on (the
+    build reads and renders pages meanwhile, on the other core). Call it early, from the
+    main thread, before any page runs (see fork_server.shared)."""
+    return fork_server.shared(execution.preload)
+
+
+@cache
+def torch_version() -> str:
+    """The release the pages run with, as torch itself says (`2.13.0+cpu`)."""
+    return str(start_processes().call(execution.torch_version))
 
 
 def run_page(plan: PagePlan) -> PageRun:
@@ -271,8 +276,16 @@ def _draw_diagram(planned: PlannedFence) -> FenceResult:
 
 def _engine_version() -> tuple[str, str]:
     """This package's code and the torch release: a new one invalidates every result."""
-    torch = sys.modules.get("torch")
-    return _code_version(), str(getattr(torch, "__version__", ""))
+    return _code_version(), _installed_torch()
+
+
+@cache
+def _installed_torch() -> str:
+    # Read from the installed package, so this process need not import torch itself.
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 @cache
