@@ -17,7 +17,7 @@ import pytest
 
 from autograd_traced import provenance
 from tests import broken_copy, faked_clock
-from tests.build import CommandBuild
+from tests.build import Build, CommandBuild, build
 from tests.paths import ROOT
 from tests.serve_copy import ServeCopy
 
@@ -120,3 +120,17 @@ def _selected(config: pytest.Config, path: Path) -> bool:
         if target == path or target in path.parents:
             return True
     return False
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
+    site = tmp_path_factory.mktemp("site")
+    return site, build(ROOT, site)
+
+
+@pytest.fixture(scope="session")
+def built_site(site_build: tuple[Path, Build]) -> Path:
+    site, result = site_build
+    if not result.ok:  # one failure says so, with the log: test_strict_build_passes...
+        pytest.skip("the strict build failed")
+    return site

@@ -13,23 +13,9 @@ from mkdocs.config import load_config
 
 from autograd_traced.fence_grammar import executable_fences, snippet_files
 from tests.broken_copy import Copies
-from tests.build import Build, build
+from tests.build import Build
 from tests.faked_clock import FAKED_CLOCK, FAKETIME, FakedClockBuild
 from tests.paths import DOCS, PAGES, ROOT
-
-
-@pytest.fixture(scope="session")
-def site_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
-    site = tmp_path_factory.mktemp("site")
-    return site, build(ROOT, site)
-
-
-@pytest.fixture(scope="session")
-def built_site(site_build: tuple[Path, Build]) -> Path:
-    site, result = site_build
-    if not result.ok:  # one failure says so, with the log: test_strict_build_passes...
-        pytest.skip("the strict build failed")
-    return site
 
 
 def page_html(site: Path, page: Path) -> str:

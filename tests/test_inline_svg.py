@@ -1,0 +1,28 @@
+"""Diagrams are kept from the search plugin and put back whole: their words indexed once."""
+
+import json
+import re
+from pathlib import Path
+
+from autograd_traced.inline_svg import put_back, set_aside
+
+SVG = '<svg role="img"><title>Loss &amp; graph</title><text>MulBackward0</text></svg>'
+
+
+def test_set_aside_leaves_the_text_alternative_and_put_back_restores_the_page() -> None:
+    page = f"<p>before</p>{SVG}<p>between</p>{SVG}"
+    aside, svgs = set_aside(page)
+    assert "<svg" not in aside and "MulBackward0" not in aside
+    assert aside.count("Loss &amp; graph") == 2
+    assert put_back(aside, svgs) == page
+
+
+def test_the_search_index_holds_each_diagrams_words_once(built_site: Path) -> None:
+    index = json.loads((built_site / "search" / "search_index.json").read_text())
+    text = " ".join(doc["text"] for doc in index["docs"])
+    assert "<svg" not in text and "<text" not in text
+    html = "".join(page.read_text() for page in built_site.rglob("*.html"))
+    titles = re.findall(r"<svg\b[^>]*>\s*<title>(.*?)</title>", html, flags=re.S)
+    assert titles
+    for title in set(titles):
+        assert text.count(title) == titles.count(title), title[:60]
