@@ -21,6 +21,7 @@ def test_the_search_index_holds_each_diagrams_words_once(built_site: Path) -> No
     index = json.loads((built_site / "search" / "search_index.json").read_text())
     text = " ".join(doc["text"] for doc in index["docs"])
     assert "<svg" not in text and "<text" not in text
+    assert "saved self" not in text  # a graph node's label: the picture's, not the words'
     html = "".join(page.read_text() for page in built_site.rglob("*.html"))
     titles = re.findall(r"<svg\b[^>]*>\s*<title>(.*?)</title>", html, flags=re.S)
     assert titles
