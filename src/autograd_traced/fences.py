@@ -1,7 +1,7 @@
 """SuperFences custom fences that execute at build time, one namespace per page.
 
 - ```pycon exec="on" file="snippets/..." [trace="on"]```: run a snippet, show its checked
-  transcript (and, with `trace`, a table of the state after each line).
+  transcript (and, with `trace`, a player that steps through it line by line).
 - ```autograd-graph exec="on" of="loss" direction="forward|backward"```: draw the graph
   PyTorch recorded for a variable of the page's program, as inline SVG.
 - ```diagram exec="on" file="docs/diagrams/....dot"```: a hand-made diagram, as inline SVG.
@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from markdown import Markdown
-from markdown_exec import ExecutionError, base_format, code_block, tabbed
+from markdown_exec import ExecutionError, base_format, code_block
 
 from autograd_traced.diagrams import diagram_svg
+from autograd_traced.player import player_id, render_player
 from autograd_traced.snippets import Snippet, SnippetError, run_snippet, stored_runs, transcript
 
 EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
@@ -155,18 +156,18 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
     snippet = Snippet.load(state.root, path, page=state.page)
     if not executing():
         return code_block("pycon", transcript(stored_runs(snippet)), title=path)
-    table = None
+    recorder = None
     if options.get("trace") == "on":
-        from autograd_traced.state_table import StateTable  # imports torch
+        from autograd_traced.tracer import Recorder  # imports torch
 
-        table = StateTable()
-        table.start(state.namespace)
-    observe = table.observe if table else None
+        recorder = Recorder(player_id(path))
+        recorder.start(state.namespace)
+    observe = recorder.observe if recorder else None
     runs = run_snippet(snippet, state.namespace, page=state.page, observe=observe)
     console = code_block("pycon", transcript(runs), title=path)
-    if table is None:
+    if recorder is None:
         return console
-    return tabbed(("Console", console), ("State after each line", table.markdown()))
+    return f"{console}\n\n{render_player(recorder.trace, player_id=player_id(path), title=path)}"
 
 
 def _run_graph(state: PageState, options: dict[str, str]) -> str:

@@ -86,7 +86,7 @@ def location(snippet: Snippet, example: doctest.Example) -> str:
     return f"{snippet.path}:{example.lineno + 1}"
 
 
-Observer = Callable[[doctest.Example, dict[str, Any]], None]
+Observer = Callable[[ExampleRun, dict[str, Any]], None]
 
 
 def run_snippet(
@@ -130,7 +130,7 @@ def run_snippet(
             stored = shown if error is None else shown.replace(got, _stable_prefix(got))
         runs.append(ExampleRun(example, shown, stored))
         if observe is not None:
-            observe(example, namespace)
+            observe(runs[-1], namespace)
     return runs
 
 

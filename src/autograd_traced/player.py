@@ -1,0 +1,105 @@
+"""A trace as HTML: an ordered list of steps that docs/javascripts/tracer.js makes a player.
+
+Without JavaScript (and in the search index) the trace reads as a sequence of steps: each line,
+what it changed, what it printed, and the graph where it changed. The script adds the controls
+and shows one step at a time with the whole state (docs/stylesheets/tracer.css lays it out).
+The markup has no blank line, so Markdown keeps it as one raw HTML block.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the tracer imports torch; a build without execution must not
+    from autograd_traced.tracer import Step, Trace, Variable
+
+
+def player_id(path: str) -> str:
+    """`trace-setup` for snippets/program/setup.pycon: a step's link reads `#trace-setup-line-8`."""
+    return "trace-" + PurePosixPath(path).stem.replace("_", "-")
+
+
+def render_player(trace: Trace, *, player_id: str, title: str) -> str:
+    count = len(trace.steps)
+    return "\n".join(
+        [
+            f'<div class="ag-tracer" id="{player_id}" role="region"'
+            f' aria-label="Step through {escape(title)}" data-lines="{count}">',
+            f'<p class="ag-tracer__intro">Step through <code>{escape(title)}</code>: after each'
+            f" of its {count} lines, what changed, what it printed and the autograd graph.</p>",
+            '<ol class="ag-tracer__steps">',
+            *(_step(step, trace, player_id, count) for step in trace.steps),
+            "</ol>",
+            "</div>",
+        ]
+    )
+
+
+def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
+    classes = "ag-tracer__step is-error" if step.raised else "ag-tracer__step"
+    parts = [
+        f'<li class="{classes}" id="{player_id}-line-{step.number}"'
+        f' data-graph="{step.graph_step or ""}">',
+        f'<pre class="ag-tracer__code"><code>{_pre(step.source)}</code></pre>',
+        '<div class="ag-tracer__state">',
+        f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
+        '<ul class="ag-tracer__vars">',
+        *(_variable(v, changed=v.name in step.changed) for v in step.variables),
+        "</ul>",
+        "</div>",
+    ]
+    if step.output:
+        parts.append(
+            '<div class="ag-tracer__printed"><p class="ag-tracer__label">'
+            f"Line {step.number} printed:</p>"
+            f"<pre><code>{_pre(step.output.rstrip())}</code></pre></div>"
+        )
+    drawing = trace.drawings.get(step.number)
+    if drawing is not None:
+        changes = "; ".join(step.graph_changes) or f"as it stands at line {step.number}"
+        parts.append(
+            '<figure class="ag-tracer__graph">'
+            f"<figcaption>The graph after line {step.number}: {escape(changes)}.</figcaption>"
+            f"\n{drawing.svg}\n</figure>"
+        )
+    else:
+        note = (
+            f"The graph is as after line {step.graph_step}."
+            if step.graph_step
+            else "No graph yet: no operation on a tensor that requires grad has run."
+        )
+        parts.append(f'<p class="ag-tracer__graph-note">{note}</p>')
+    parts.append("</li>")
+    return "\n".join(parts)
+
+
+def _summary(step: Step) -> str:
+    if step.raised:
+        error = step.output.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
+        return f"It raised {escape(error)}: the program stops here."
+    if not step.changed:
+        return "Nothing changed."
+    return "Changed: " + ", ".join(f"<code>{escape(name)}</code>" for name in step.changed) + "."
+
+
+def _variable(variable: Variable, *, changed: bool) -> str:
+    cells = [f'<code class="ag-tracer__name">{escape(variable.name)}</code>']
+    cells.append(f'<span class="ag-tracer__value">{escape(variable.value)}</span>')
+    if variable.tensor:
+        cells += [
+            f"<span>requires_grad={variable.requires_grad}</span>",
+            f"<span>is_leaf={variable.is_leaf}</span>",
+            f"<span>grad_fn={escape(variable.grad_fn)}</span>",
+            f"<span>.grad={escape(variable.grad)}</span>",
+        ]
+    if changed:
+        cells.append('<strong class="ag-tracer__tag">changed</strong>')
+    css = "ag-tracer__var is-changed" if changed else "ag-tracer__var"
+    return f'<li class="{css}">{" ".join(cells)}</li>'
+
+
+def _pre(text: str) -> str:
+    # Newlines as character references: an empty line would end Markdown's raw HTML block.
+    return escape(text).replace("\n", "&#10;")
