@@ -42,7 +42,7 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     parts = [
         f'<li class="{classes}" id="{player_id}-line-{step.number}"'
         f' data-graph="{step.graph_step or ""}">',
-        f'<pre class="ag-tracer__code"><code>{_pre(step.source)}</code></pre>',
+        f'<div class="ag-tracer__code"><code>{_pre(step.source)}</code></div>',
         '<div class="ag-tracer__state">',
         f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
         '<ul class="ag-tracer__vars">',
@@ -52,9 +52,10 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     ]
     if step.output:
         parts.append(
-            '<div class="ag-tracer__printed"><p class="ag-tracer__label">'
+            f'<div class="ag-tracer__printed{" is-error" if step.raised else ""}">'
+            '<p class="ag-tracer__label">'
             f"Line {step.number} printed:</p>"
-            f"<pre><code>{_pre(step.output.rstrip())}</code></pre></div>"
+            f'<div class="ag-tracer__text"><code>{_pre(step.output.rstrip())}</code></div></div>'
         )
     drawing = trace.drawings.get(step.number)
     if drawing is not None:
@@ -102,4 +103,5 @@ def _variable(variable: Variable, *, changed: bool) -> str:
 
 def _pre(text: str) -> str:
     # Newlines as character references: an empty line would end Markdown's raw HTML block.
+    # (Not <pre><code>: Material would give every line and output its own copy button.)
     return escape(text).replace("\n", "&#10;")
