@@ -308,6 +308,25 @@ def test_dot_marks_freed_values(ns: dict[str, object]) -> None:
     assert "= 0.9183" not in dot.split("loss = ")[1]
 
 
+def test_dot_shows_leaf_grads_only_when_asked(ns: dict[str, object]) -> None:
+    before = to_dot(walk(loss_of(ns), ns), grads=True)
+    assert before.count(".grad = None") == 2  # b and w1
+    loss_of(ns).backward()
+    g = walk(loss_of(ns), ns)
+    assert (g.node("b").grad, g.node("w1").grad) == ("-0.0817", "-0.0898")
+    assert ".grad = -0.0817" in to_dot(g, grads=True)
+    assert ".grad" not in to_dot(g)  # the article's diagrams are unchanged
+
+
+def test_dot_column_puts_each_node_on_its_own_rank(ns: dict[str, object]) -> None:
+    g = walk(loss_of(ns), ns)
+    ids = " -> ".join(node.id for node in g.nodes)
+    assert f"  {ids} [style=invis, weight=100];" in to_dot(g, column=True)
+    assert "style=invis" not in to_dot(g)
+    forward = to_dot(g, direction="forward", column=True)
+    assert " -> ".join(node.id for node in reversed(g.nodes)) + " [style=invis" in forward
+
+
 def test_dot_rejects_unknown_direction(ns: dict[str, object]) -> None:
     with pytest.raises(ValueError, match="direction"):
         to_dot(walk(loss_of(ns), ns), direction="sideways")  # type: ignore[arg-type]

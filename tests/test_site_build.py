@@ -51,9 +51,12 @@ def test_articles_show_outputs_and_expected_error(built_site: Path) -> None:
     assert "z = 2.4200   a = 0.9183   loss = 0.0852" in graphs
     assert "RuntimeError: Trying to backward through the graph a second time" in graphs
     assert "w1.grad = -0.0898   b.grad = -0.0817" in gradients
-    for html in (graphs, gradients):
-        assert "State after each line" in html
-        assert "<table>" in html
+    for html in (graphs, gradients):  # the setup's player, its script and its style
+        assert 'id="trace-setup"' in html
+        assert 'id="trace-setup-line-12"' in html
+        assert "javascripts/tracer.js" in html and "stylesheets/tracer.css" in html
+    assert 'id="trace-second-call-fails-line-3"' in graphs
+    assert "It raised RuntimeError: the program stops here." in graphs
 
 
 def test_footer_names_the_torch_release_that_ran(built_site: Path) -> None:
