@@ -104,7 +104,7 @@
       last.setAttribute("aria-disabled", current === count - 1);
       root.dataset.current = current + 1;
       if (!push) return;
-      const summary = step.querySelector(".ag-tracer__summary").textContent;
+      const summary = nowBody.querySelector(".ag-tracer__summary").textContent;
       const code = step.querySelector(".ag-tracer__code").textContent;
       announce.textContent = `${summary} ${code}`;
       history.replaceState(history.state, "", `#${step.id}`);
