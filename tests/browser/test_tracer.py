@@ -151,6 +151,17 @@ def players_on(page: Page) -> Iterator[tuple[Locator, list[Expected]]]:
         yield root, expected[root.get_attribute("id") or ""]
 
 
+FOCUS_JS = """
+() => {
+  const element = document.activeElement, style = getComputedStyle(element);
+  return {
+    label: element.getAttribute('aria-label'),
+    ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+  };
+}
+"""
+
+
 @pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
 def test_players_step_with_clicks_and_keys(
     site_url: str, recorder: Recorder, article: Path
@@ -187,6 +198,11 @@ def test_players_step_with_clicks_and_keys(
         check_step(player, steps, 1)
         page.keyboard.press("ArrowRight")
         check_step(player, steps, min(2, count))
+
+        button["First"].focus()
+        page.keyboard.press("Tab")
+        focus = page.evaluate(FOCUS_JS)
+        assert focus["label"] == "Previous line" and focus["ring"], f"focus not visible: {focus}"
     assert not recorder.problems(), "\n".join(recorder.problems())
 
 
@@ -308,6 +324,8 @@ def test_without_javascript_the_trace_is_a_list_of_steps(site_url: str, browser:
     for index, step in enumerate(steps):
         assert items.nth(index).locator(".ag-tracer__code").text_content() == step.source
     assert items.nth(7).get_by_text("Changed: z.").is_visible()
+    visible = items.nth(7).locator(".ag-tracer__var:visible .ag-tracer__name")
+    assert visible.all_text_contents() == ["z"]  # each step lists what it changed
     assert not page.locator("#trace-setup").evaluate(OVERFLOW_JS)
     context.close()
 
