@@ -63,7 +63,7 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
         parts.append(
             '<figure class="ag-tracer__graph">'
             f"<figcaption>The graph after line {step.number}: {escape(changes)}.</figcaption>"
-            f"\n{drawing.svg}\n</figure>"
+            f"\n{drawing}\n</figure>"
         )
     else:
         note = (

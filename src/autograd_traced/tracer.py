@@ -35,14 +35,6 @@ class Variable:
 
 
 @dataclass(frozen=True)
-class Drawing:
-    """The graph drawn at a step where it changed."""
-
-    svg: str
-    alt: str
-
-
-@dataclass(frozen=True)
 class Step:
     number: int  # 1-based, as the reader counts lines
     source: str
@@ -65,7 +57,7 @@ class Step:
 @dataclass
 class Trace:
     steps: list[Step] = field(default_factory=list)
-    drawings: dict[int, Drawing] = field(default_factory=dict)  # step number -> drawing
+    drawings: dict[int, str] = field(default_factory=dict)  # step number -> SVG, where it changed
 
 
 @dataclass
@@ -112,8 +104,8 @@ class Recorder:
             if dot != self._dot:
                 notes = tuple(_graph_changes(self._graph, graph, new=self._is_new(tensor)))
             alt = f"The autograd graph of {root} after line {number}. {describe(graph)}"
-            svg = render_svg(dot, alt=alt, id_prefix=f"{self.id_prefix}-graph-{number}")
-            self.trace.drawings[number] = Drawing(svg, alt)
+            prefix = f"{self.id_prefix}-graph-{number}"
+            self.trace.drawings[number] = render_svg(dot, alt=alt, id_prefix=prefix)
             graph_step = number
         self.trace.steps.append(
             Step(
