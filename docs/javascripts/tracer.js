@@ -70,6 +70,27 @@
       `The ${count} lines; arrow keys step through them`,
     );
 
+    // The state after a line: each name's latest entry, from the start or a step up to it.
+    const start = root.querySelector(".ag-tracer__start .ag-tracer__vars");
+    function state(current) {
+      const latest = new Map();
+      const lists = [start, ...steps.slice(0, current + 1).map((step) => step.querySelector(".ag-tracer__vars"))];
+      for (const list of lists) {
+        for (const entry of list ? list.children : []) latest.set(entry.dataset.name, entry);
+      }
+      const vars = element("ul", "ag-tracer__vars");
+      for (const entry of latest.values()) {
+        if (entry.classList.contains("is-removed")) continue;
+        const copy = entry.cloneNode(true);
+        if (entry.closest(".ag-tracer__step") !== steps[current]) {
+          copy.classList.remove("is-changed");
+          copy.querySelector(".ag-tracer__tag")?.remove();
+        }
+        vars.append(copy);
+      }
+      return vars;
+    }
+
     let moved = [];
     function show(node, into) {
       if (!node) return;
@@ -87,7 +108,7 @@
         else step.removeAttribute("aria-current");
       });
       const step = steps[current];
-      show(step.querySelector(".ag-tracer__state"), nowBody);
+      nowBody.replaceChildren(step.querySelector(".ag-tracer__summary").cloneNode(true), state(current));
       steps
         .slice(0, current + 1)
         .forEach((done) =>
@@ -104,7 +125,7 @@
       last.setAttribute("aria-disabled", current === count - 1);
       root.dataset.current = current + 1;
       if (!push) return;
-      const summary = nowBody.querySelector(".ag-tracer__summary").textContent;
+      const summary = step.querySelector(".ag-tracer__summary").textContent;
       const code = step.querySelector(".ag-tracer__code").textContent;
       announce.textContent = `${summary} ${code}`;
       history.replaceState(history.state, "", `#${step.id}`);

@@ -29,6 +29,7 @@ def render_player(trace: Trace, *, player_id: str, title: str) -> str:
             f' aria-label="Step through {escape(title)}" data-lines="{count}">',
             f'<p class="ag-tracer__intro">Step through <code>{escape(title)}</code>: after each'
             f" of its {count} lines, what changed, what it printed and the autograd graph.</p>",
+            *_start(trace),
             '<ol class="ag-tracer__steps">',
             *(_step(step, trace, player_id, count) for step in trace.steps),
             "</ol>",
@@ -46,7 +47,12 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
         '<div class="ag-tracer__state">',
         f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
         '<ul class="ag-tracer__vars">',
-        *(_variable(v, changed=v.name in step.changed) for v in step.variables),
+        *(_variable(v, changed=True) for v in step.variables if v.name in step.changed),
+        *(
+            f'<li class="ag-tracer__var is-changed is-removed" data-name="{escape(name)}">'
+            f'<code class="ag-tracer__name">{escape(name)}</code> deleted</li>'
+            for name in step.removed
+        ),
         "</ul>",
         "</div>",
     ]
@@ -76,13 +82,28 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     return "\n".join(parts)
 
 
+def _start(trace: Trace) -> list[str]:
+    """What the program held before the first line; each step then lists only what changed."""
+    if not trace.start:
+        return []
+    return [
+        '<div class="ag-tracer__start">',
+        '<p class="ag-tracer__summary">Before line 1, the program holds:</p>',
+        '<ul class="ag-tracer__vars">',
+        *(_variable(v, changed=False) for v in trace.start),
+        "</ul>",
+        "</div>",
+    ]
+
+
 def _summary(step: Step) -> str:
     if step.raised:
         error = step.output.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
         return f"It raised {escape(error)}: the program stops here."
-    if not step.changed:
+    names = (*step.changed, *step.removed)
+    if not names:
         return "Nothing changed."
-    return "Changed: " + ", ".join(f"<code>{escape(name)}</code>" for name in step.changed) + "."
+    return "Changed: " + ", ".join(f"<code>{escape(name)}</code>" for name in names) + "."
 
 
 def _variable(variable: Variable, *, changed: bool) -> str:
@@ -98,7 +119,7 @@ def _variable(variable: Variable, *, changed: bool) -> str:
     if changed:
         cells.append('<strong class="ag-tracer__tag">changed</strong>')
     css = "ag-tracer__var is-changed" if changed else "ag-tracer__var"
-    return f'<li class="{css}">{" ".join(cells)}</li>'
+    return f'<li class="{css}" data-name="{escape(variable.name)}">{" ".join(cells)}</li>'
 
 
 def _pre(text: str) -> str:

@@ -9,6 +9,7 @@ the steps where it changed; the other steps point at the drawing they share.
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ class Step:
     raised: bool
     variables: tuple[Variable, ...]
     changed: tuple[str, ...]  # names that are new, rebound or whose state differs
+    removed: tuple[str, ...]  # names the line deleted
     graph: Graph | None  # walked from `root`, None before any tracked operation
     root: str | None
     graph_step: int | None  # the step whose drawing shows this step's graph
@@ -56,6 +58,7 @@ class Step:
 
 @dataclass
 class Trace:
+    start: tuple[Variable, ...] = ()  # what the program held before the first line
     steps: list[Step] = field(default_factory=list)
     drawings: dict[int, str] = field(default_factory=dict)  # step number -> SVG, where it changed
 
@@ -77,6 +80,7 @@ class Recorder:
         """Take the state the snippet starts from (earlier snippets of the page may have run)."""
         self._before = dict(namespace)
         self._variables = {v.name: v for v in _variables(namespace)}
+        self.trace.start = tuple(self._variables.values())
         self._root = _outermost(namespace)
         if self._root is not None:
             self._root_tensor = namespace[self._root]
@@ -105,7 +109,7 @@ class Recorder:
                 notes = tuple(_graph_changes(self._graph, graph, new=self._is_new(tensor)))
             alt = f"The autograd graph of {root} after line {number}. {describe(graph)}"
             prefix = f"{self.id_prefix}-graph-{number}"
-            self.trace.drawings[number] = render_svg(dot, alt=alt, id_prefix=prefix)
+            self.trace.drawings[number] = _compact(render_svg(dot, alt=alt, id_prefix=prefix))
             graph_step = number
         self.trace.steps.append(
             Step(
@@ -115,6 +119,7 @@ class Recorder:
                 raised=run.example.exc_msg is not None,
                 variables=tuple(variables.values()),
                 changed=changed,
+                removed=tuple(name for name in self._variables if name not in variables),
                 graph=graph,
                 root=root,
                 graph_step=graph_step,
@@ -143,6 +148,18 @@ class Recorder:
 
 def _dot(graph: Graph) -> str:
     return to_dot(graph, direction="backward", grads=True, column=True)
+
+
+def _compact(svg: str) -> str:
+    """A player draws several graphs per page: drop what it does not need, for page weight.
+
+    The aria-label stays (the <title> repeats it), node ids go (nothing refers to them), the
+    font comes from tracer.css, and coordinates keep one decimal (a tenth of a point).
+    """
+    svg = re.sub(r"<title>.*?</title>", "", svg, count=1, flags=re.DOTALL)
+    svg = re.sub(r'(<g) id="[^"]*"', r"\1", svg)
+    svg = re.sub(r' font-family="[^"]*"', "", svg)
+    return re.sub(r"(\d\.\d)\d+", r"\1", svg)
 
 
 def _graph_changes(before: Graph | None, after: Graph, *, new: bool) -> Iterator[str]:
