@@ -9,7 +9,7 @@ import pytest
 
 from autograd_traced.player import player_id, render_player
 from autograd_traced.snippets import Snippet, run_snippet
-from autograd_traced.tracer import Recorder, Step, Trace
+from autograd_traced.tracer import DrawnAt, Recorder, Step, Trace
 from tests.paths import ROOT
 
 SETUP = "snippets/program/setup.pycon"
@@ -17,7 +17,7 @@ SETUP = "snippets/program/setup.pycon"
 
 def trace(path: str, namespace: dict[str, object]) -> Trace:
     """Run one snippet in `namespace` through the same observer the build uses."""
-    recorder = Recorder(player_id(path))
+    recorder = Recorder(player_id(path), title=path)
     recorder.start(namespace)
     snippet = Snippet.load(ROOT, path, page="tests/test_tracer.py")
     run_snippet(snippet, namespace, page="tests/test_tracer.py", observe=recorder.observe)
@@ -73,7 +73,17 @@ def test_setup_graph_grows_line_by_line(namespace: dict[str, object]) -> None:
 def test_graph_is_drawn_only_where_it_changes(namespace: dict[str, object]) -> None:
     recorded = trace(SETUP, namespace)
     assert sorted(recorded.drawings) == [8, 9, 10]  # after z, a and loss
-    assert [step.graph_step for step in recorded.steps] == [None] * 7 + [8, 9, 10, 10, 10]
+    drawn_at = [step.graph_at.line if step.graph_at else None for step in recorded.steps]
+    assert drawn_at == [None] * 7 + [8, 9, 10, 10, 10]
+
+
+def test_drawings_show_the_values_in_full(namespace: dict[str, object]) -> None:
+    drawing = trace(SETUP, namespace).drawings[10]
+    texts = re.findall(r"<text\b[^>]*>([^<]*)</text>", drawing)
+    for label in ("loss = 0.0852", "saved result (a) = 0.9183", "saved self (x1) = 1.1000"):
+        assert label in texts, label
+    assert "SigmoidBackward0 saving result (a) = 0.9183" in drawing  # the aria-label
+    assert 'viewBox="0 0 351 690"' in drawing  # geometry in whole points
 
 
 def test_printed_output_is_recorded_per_line(namespace: dict[str, object]) -> None:
@@ -97,18 +107,22 @@ def test_grad_without_retain_graph_frees_its_path_then_the_second_request_raises
         ("SigmoidBackward0", "result"): (None, True),
         ("MulBackward0", "self"): ("x1", False),  # the walk to b never visits MulBackward0
     }
-    assert first.graph_step == 2 and "freed" in first.graph_changes[0]
+    assert first.graph_at is not None and first.graph_at.line == 2
+    assert first.graph_changes[0].startswith("freed")
     assert (first.raised, second.raised) == (False, True)
     assert (
         second.output.rstrip()
         .splitlines()[-1]
         .startswith("RuntimeError: Trying to backward through the graph a second time")
     )
-    assert second.graph_step == 2  # raising changed nothing in the graph
+    assert second.graph_at == first.graph_at  # raising changed nothing in the graph
 
 
 def test_grad_fills_no_grad_and_backward_fills_it(after_setup: dict[str, object]) -> None:
-    asked, _, printed = trace("snippets/computing_gradients/phase1_grad.pycon", after_setup).steps
+    phase1 = trace("snippets/computing_gradients/phase1_grad.pycon", after_setup)
+    asked, _, printed = phase1.steps
+    # Drawn once a page: the graph looks as the setup's player drew it after its line 10.
+    assert asked.graph_at == DrawnAt("trace-setup-line-10", 10, SETUP) and not phase1.drawings
     assert asked.changed == ("grad_L_b",)
     assert asked.variable("grad_L_b").value == "(-0.0817,)"
     assert (printed.variable("b").grad, printed.variable("w1").grad) == ("None", "None")
@@ -136,4 +150,4 @@ def test_player_is_an_ordered_list_of_steps_in_one_html_block(
     assert re.findall(r'id="trace-setup-line-(\d+)"', html) == [str(n) for n in range(1, 13)]
     assert html.count("<svg") == len(recorded.drawings) == 3
     assert "Line 8 of 12. Changed: <code>z</code>." in html
-    assert "The graph is as after line 10." in html
+    assert 'The graph is as after <a href="#trace-setup-line-10">line 10</a>.' in html

@@ -91,17 +91,11 @@
       return vars;
     }
 
-    let moved = [];
-    function show(node, into) {
-      if (!node) return;
-      moved.push([node, node.parentElement]);
-      into.append(node);
-    }
+    // Copies, not moves: a step may show a graph drawn in another player above it.
+    const copy = (node) => (node ? [node.cloneNode(true)] : []);
 
     function go(index, { push = true } = {}) {
       const current = Math.max(0, Math.min(count - 1, index));
-      for (const [node, home] of moved.reverse()) home.append(node);
-      moved = [];
       steps.forEach((step, i) => {
         step.classList.toggle("is-current", i === current);
         if (i === current) step.setAttribute("aria-current", "step");
@@ -109,15 +103,15 @@
       });
       const step = steps[current];
       nowBody.replaceChildren(step.querySelector(".ag-tracer__summary").cloneNode(true), state(current));
-      steps
-        .slice(0, current + 1)
-        .forEach((done) =>
-          show(done.querySelector(".ag-tracer__printed"), printedBody),
-        );
+      printedBody.replaceChildren(
+        ...steps.slice(0, current + 1).flatMap((done) => copy(done.querySelector(".ag-tracer__printed"))),
+      );
       printed.hidden = !printedBody.children.length;
-      const drawn = steps[Number(step.dataset.graph) - 1];
-      show(drawn && drawn.querySelector(".ag-tracer__graph"), figureBody);
-      show(step.querySelector(".ag-tracer__graph-note"), figureBody);
+      const drawn = step.dataset.graph && document.getElementById(step.dataset.graph);
+      figureBody.replaceChildren(
+        ...copy(step.querySelector(".ag-tracer__graph-note")),
+        ...copy(drawn && drawn.querySelector(".ag-tracer__graph")),
+      );
       position.textContent = `line ${current + 1} of ${count}`;
       first.setAttribute("aria-disabled", current === 0);
       previous.setAttribute("aria-disabled", current === 0);

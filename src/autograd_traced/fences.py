@@ -160,7 +160,7 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
     if options.get("trace") == "on":
         from autograd_traced.tracer import Recorder  # imports torch
 
-        recorder = Recorder(player_id(path))
+        recorder = Recorder(player_id(path), title=path)
         recorder.start(state.namespace)
     observe = recorder.observe if recorder else None
     runs = run_snippet(snippet, state.namespace, page=state.page, observe=observe)

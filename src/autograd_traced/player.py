@@ -42,7 +42,7 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     classes = "ag-tracer__step is-error" if step.raised else "ag-tracer__step"
     parts = [
         f'<li class="{classes}" id="{player_id}-line-{step.number}"'
-        f' data-graph="{step.graph_step or ""}">',
+        f' data-graph="{step.graph_at.anchor if step.graph_at else ""}">',
         f'<div class="ag-tracer__code"><code>{_pre(step.source)}</code></div>',
         '<div class="ag-tracer__state">',
         f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
@@ -63,23 +63,28 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
             f"Line {step.number} printed:</p>"
             f'<div class="ag-tracer__text"><code>{_pre(step.output.rstrip())}</code></div></div>'
         )
+    parts.append(f'<p class="ag-tracer__graph-note">{_graph_note(step, player_id)}</p>')
     drawing = trace.drawings.get(step.number)
     if drawing is not None:
-        changes = "; ".join(step.graph_changes) or f"as it stands at line {step.number}"
-        parts.append(
-            '<figure class="ag-tracer__graph">'
-            f"<figcaption>The graph after line {step.number}: {escape(changes)}.</figcaption>"
-            f"\n{drawing}\n</figure>"
-        )
-    else:
-        note = (
-            f"The graph is as after line {step.graph_step}."
-            if step.graph_step
-            else "No graph yet: no operation on a tensor that requires grad has run."
-        )
-        parts.append(f'<p class="ag-tracer__graph-note">{note}</p>')
+        parts.append(f'<figure class="ag-tracer__graph">\n{drawing}\n</figure>')
     parts.append("</li>")
     return "\n".join(parts)
+
+
+def _graph_note(step: Step, player_id: str) -> str:
+    """What the graph did at this line, and where it is drawn when not right here."""
+    where = step.graph_at
+    if where is None:
+        return "No graph yet: no operation on a tensor that requires grad has run."
+    if where.anchor == f"{player_id}-line-{step.number}":
+        changes = "; ".join(step.graph_changes) or "as the lines above left it"
+        return f"The graph after this line: {escape(changes)}."
+    other = "" if where.anchor.startswith(f"{player_id}-line-") else f" of {escape(where.title)}"
+    link = f'<a href="#{where.anchor}">line {where.line}{other}</a>'
+    if step.graph_changes:
+        changes = escape("; ".join(step.graph_changes))
+        return f"The graph after this line: {changes}. It looks as at {link}."
+    return f"The graph is as after {link}."
 
 
 def _start(trace: Trace) -> list[str]:

@@ -36,6 +36,15 @@ class Variable:
 
 
 @dataclass(frozen=True)
+class DrawnAt:
+    """Where a graph is drawn on the page: at a step of this trace or of one above it."""
+
+    anchor: str  # that step's element id, e.g. "trace-setup-line-10"
+    line: int
+    title: str  # that trace's snippet
+
+
+@dataclass(frozen=True)
 class Step:
     number: int  # 1-based, as the reader counts lines
     source: str
@@ -46,7 +55,7 @@ class Step:
     removed: tuple[str, ...]  # names the line deleted
     graph: Graph | None  # walked from `root`, None before any tracked operation
     root: str | None
-    graph_step: int | None  # the step whose drawing shows this step's graph
+    graph_at: DrawnAt | None  # the drawing that shows this step's graph
     graph_changes: tuple[str, ...]  # what changed in the graph at this line, in words
 
     def variable(self, name: str) -> Variable:
@@ -68,6 +77,7 @@ class Recorder:
     """Fills a `Trace` while a snippet runs; start it before the first example."""
 
     id_prefix: str
+    title: str
     trace: Trace = field(default_factory=Trace)
     _before: dict[str, object] = field(default_factory=dict)
     _variables: dict[str, Variable] = field(default_factory=dict)
@@ -75,10 +85,12 @@ class Recorder:
     _root_tensor: torch.Tensor | None = None
     _graph: Graph | None = None
     _dot: str = ""
+    _drawn: dict[str, DrawnAt] = field(default_factory=dict)  # DOT -> where the page shows it
 
     def start(self, namespace: dict[str, Any]) -> None:
         """Take the state the snippet starts from (earlier snippets of the page may have run)."""
         self._before = dict(namespace)
+        self._drawn = _drawn_on_page(namespace)
         self._variables = {v.name: v for v in _variables(namespace)}
         self.trace.start = tuple(self._variables.values())
         self._root = _outermost(namespace)
@@ -100,17 +112,14 @@ class Recorder:
         graph = walk(tensor, namespace) if tensor is not None else None
         dot = _dot(graph) if graph is not None else ""
         number = len(self.trace.steps) + 1
-        graph_step = self.trace.steps[-1].graph_step if self.trace.steps else None
+        graph_at = self.trace.steps[-1].graph_at if self.trace.steps else None
         notes: tuple[str, ...] = ()
         if graph is None:
-            graph_step = None
-        elif dot != self._dot or graph_step is None:  # changed, or first shown in this trace
+            graph_at = None
+        elif dot != self._dot or graph_at is None:  # changed, or first shown in this trace
             if dot != self._dot:
                 notes = tuple(_graph_changes(self._graph, graph, new=self._is_new(tensor)))
-            alt = f"The autograd graph of {root} after line {number}. {describe(graph)}"
-            prefix = f"{self.id_prefix}-graph-{number}"
-            self.trace.drawings[number] = _compact(render_svg(dot, alt=alt, id_prefix=prefix))
-            graph_step = number
+            graph_at = self._drawn.get(dot) or self._draw(number, root, graph, dot)
         self.trace.steps.append(
             Step(
                 number=number,
@@ -122,12 +131,19 @@ class Recorder:
                 removed=tuple(name for name in self._variables if name not in variables),
                 graph=graph,
                 root=root,
-                graph_step=graph_step,
+                graph_at=graph_at,
                 graph_changes=notes,
             )
         )
         self._before, self._variables = dict(namespace), variables
         self._root, self._root_tensor, self._graph, self._dot = root, tensor, graph, dot
+
+    def _draw(self, number: int, root: str | None, graph: Graph, dot: str) -> DrawnAt:
+        alt = f"The autograd graph of {root} after line {number}. {describe(graph)}"
+        prefix = f"{self.id_prefix}-graph-{number}"
+        self.trace.drawings[number] = _compact(render_svg(dot, alt=alt, id_prefix=prefix))
+        self._drawn[dot] = DrawnAt(f"{self.id_prefix}-line-{number}", number, self.title)
+        return self._drawn[dot]
 
     def _next_root(self, changed: tuple[str, ...], namespace: dict[str, Any]) -> str | None:
         """The tensor whose graph to draw: the last one this line bound with a grad_fn, else
@@ -146,6 +162,18 @@ class Recorder:
         return all(fn is not self._root_tensor.grad_fn for fn in _nodes(tensor.grad_fn))
 
 
+# Pages are built one after another, each in a namespace of its own: the drawings on the page
+# being built are kept with its namespace, so a graph that looks the same is drawn once a page.
+_page: tuple[dict[str, Any], dict[str, DrawnAt]] | None = None
+
+
+def _drawn_on_page(namespace: dict[str, Any]) -> dict[str, DrawnAt]:
+    global _page
+    if _page is None or _page[0] is not namespace:
+        _page = (namespace, {})
+    return _page[1]
+
+
 def _dot(graph: Graph) -> str:
     return to_dot(graph, direction="backward", grads=True, column=True)
 
@@ -154,12 +182,22 @@ def _compact(svg: str) -> str:
     """A player draws several graphs per page: drop what it does not need, for page weight.
 
     The aria-label stays (the <title> repeats it), node ids go (nothing refers to them), the
-    font comes from tracer.css, and coordinates keep one decimal (a tenth of a point).
+    font and the text colour come from tracer.css, `start` is SVG's default anchor, and
+    coordinates are whole points (a point is under a CSS pixel at the sizes the player draws).
     """
     svg = re.sub(r"<title>.*?</title>", "", svg, count=1, flags=re.DOTALL)
     svg = re.sub(r'(<g) id="[^"]*"', r"\1", svg)
-    svg = re.sub(r' font-family="[^"]*"', "", svg)
-    return re.sub(r"(\d\.\d)\d+", r"\1", svg)
+    svg = re.sub(r' font-family="[^"]*"| text-anchor="start"', "", svg)
+    svg = re.sub(r'(<text\b[^>]*) fill="currentColor"', r"\1", svg)
+    return _GEOMETRY.sub(
+        lambda attr: attr.group(1) + _NUMBER.sub(lambda n: str(round(float(n[0]))), attr.group(2)),
+        svg,
+    )
+
+
+# Attributes that hold coordinates and sizes, and the numbers in them (never a label's text).
+_GEOMETRY = re.compile(r'(\s(?:d|points|x|y|cx|cy|rx|ry|transform|viewBox|font-size)=")([^"]*)')
+_NUMBER = re.compile(r"-?\d+\.\d+")
 
 
 def _graph_changes(before: Graph | None, after: Graph, *, new: bool) -> Iterator[str]:
