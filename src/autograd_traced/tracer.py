@@ -182,12 +182,17 @@ def _compact(svg: str) -> str:
     """A player draws several graphs per page: drop what it does not need, for page weight.
 
     The aria-label stays (the <title> repeats it), node ids go (nothing refers to them), the
-    font and the text colour come from tracer.css, `start` is SVG's default anchor, and
-    coordinates are whole points (a point is under a CSS pixel at the sizes the player draws).
+    font, the text colour and the strokes' colour come from tracer.css, `start` is SVG's
+    default anchor, nothing links (xlink), and coordinates are whole points (a point is under
+    a CSS pixel at the sizes the player draws).
     """
     svg = re.sub(r"<title>.*?</title>", "", svg, count=1, flags=re.DOTALL)
     svg = re.sub(r'(<g) id="[^"]*"', r"\1", svg)
-    svg = re.sub(r' font-family="[^"]*"| text-anchor="start"', "", svg)
+    svg = re.sub(
+        r' (?:font-family="[^"]*"|text-anchor="start"|stroke="currentColor"|xmlns:xlink="[^"]*")',
+        "",
+        svg,
+    )
     svg = re.sub(r'(<text\b[^>]*) fill="currentColor"', r"\1", svg)
     return _GEOMETRY.sub(
         lambda attr: attr.group(1) + _NUMBER.sub(lambda n: str(round(float(n[0]))), attr.group(2)),
