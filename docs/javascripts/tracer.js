@@ -22,7 +22,10 @@
     node.type = "button";
     node.dataset.go = go;
     node.setAttribute("aria-label", `${text} line`);
-    for (const [arrow, place] of [[before, "prepend"], [after, "append"]]) {
+    for (const [arrow, place] of [
+      [before, "prepend"],
+      [after, "append"],
+    ]) {
       if (!arrow) continue;
       const span = element("span", "", arrow);
       span.setAttribute("aria-hidden", "true");
@@ -74,9 +77,15 @@
     const start = root.querySelector(".ag-tracer__start .ag-tracer__vars");
     function state(current) {
       const latest = new Map();
-      const lists = [start, ...steps.slice(0, current + 1).map((step) => step.querySelector(".ag-tracer__vars"))];
+      const lists = [
+        start,
+        ...steps
+          .slice(0, current + 1)
+          .map((step) => step.querySelector(".ag-tracer__vars")),
+      ];
       for (const list of lists) {
-        for (const entry of list ? list.children : []) latest.set(entry.dataset.name, entry);
+        for (const entry of list ? list.children : [])
+          latest.set(entry.dataset.name, entry);
       }
       const vars = element("ul", "ag-tracer__vars");
       for (const entry of latest.values()) {
@@ -102,12 +111,18 @@
         else step.removeAttribute("aria-current");
       });
       const step = steps[current];
-      nowBody.replaceChildren(step.querySelector(".ag-tracer__summary").cloneNode(true), state(current));
+      nowBody.replaceChildren(
+        step.querySelector(".ag-tracer__summary").cloneNode(true),
+        state(current),
+      );
       printedBody.replaceChildren(
-        ...steps.slice(0, current + 1).flatMap((done) => copy(done.querySelector(".ag-tracer__printed"))),
+        ...steps
+          .slice(0, current + 1)
+          .flatMap((done) => copy(done.querySelector(".ag-tracer__printed"))),
       );
       printed.hidden = !printedBody.children.length;
-      const drawn = step.dataset.graph && document.getElementById(step.dataset.graph);
+      const drawn =
+        step.dataset.graph && document.getElementById(step.dataset.graph);
       figureBody.replaceChildren(
         ...copy(step.querySelector(".ag-tracer__graph-note")),
         ...copy(drawn && drawn.querySelector(".ag-tracer__graph")),

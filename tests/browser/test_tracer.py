@@ -212,7 +212,10 @@ def test_a_link_opens_its_step(site_url: str, recorder: Recorder) -> None:
     note = player.locator(".ag-tracer__fig .ag-tracer__graph-note").text_content()
     assert note == "The graph after this line: new graph of z: AddBackward0, MulBackward0."
 
-    page.evaluate("location.hash = '#trace-second-call-fails-line-2'")  # an in-page link
+    # An in-page link: Material's instant navigation answers the change of fragment by
+    # loading the page afresh (no reload), so wait until it has swapped the content in.
+    page.evaluate("location.hash = '#trace-second-call-fails-line-2'")
+    page.wait_for_load_state("networkidle")
     failing = page.locator("#trace-second-call-fails")
     steps = expected_players(ARTICLES[0])["trace-second-call-fails"]
     check_step(failing, steps, 2)
@@ -298,7 +301,8 @@ def test_no_horizontal_overflow_and_legible_graphs(
         for player, steps in players_on(page):
             pid = player.get_attribute("id")
             for number in range(1, len(steps) + 1):
-                page.evaluate(f"location.hash = '#{pid}-line-{number}'")
+                if number > 1:
+                    player.get_by_role("button", name="Next line", exact=True).click()
                 check_step(player, steps, number)
                 problems = player.evaluate(OVERFLOW_JS)
                 if page.evaluate("document.documentElement.scrollWidth > innerWidth"):
