@@ -66,7 +66,8 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     parts.append(f'<p class="ag-tracer__graph-note">{_graph_note(step, player_id)}</p>')
     drawing = trace.drawings.get(step.number)
     if drawing is not None:
-        parts.append(f'<figure class="ag-tracer__graph">\n{drawing}\n</figure>')
+        # The note above says what the graph did; its labels would only clutter the index.
+        parts.append(f'<figure class="ag-tracer__graph" data-search-exclude>\n{drawing}\n</figure>')
     parts.append("</li>")
     return "\n".join(parts)
 
@@ -88,11 +89,14 @@ def _graph_note(step: Step, player_id: str) -> str:
 
 
 def _start(trace: Trace) -> list[str]:
-    """What the program held before the first line; each step then lists only what changed."""
+    """What the program held before the first line; each step then lists only what changed.
+
+    Left out of the search index, which gets the steps themselves, not a snapshot before them.
+    """
     if not trace.start:
         return []
     return [
-        '<div class="ag-tracer__start">',
+        '<div class="ag-tracer__start" data-search-exclude>',
         '<p class="ag-tracer__summary">Before line 1, the program holds:</p>',
         '<ul class="ag-tracer__vars">',
         *(_variable(v, changed=False) for v in trace.start),
