@@ -19,7 +19,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced import build_mode, fences, inline_svg, page_run, provenance
+from autograd_traced import build_mode, fences, html_whitespace, inline_svg, page_run, provenance
 from autograd_traced.math import MathError, render_math
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
@@ -102,6 +102,7 @@ def on_env(env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     output = inline_svg.put_back(output, _set_aside.pop(page.file.src_uri, []))
+    output = html_whitespace.strip_indentation(output)
     # After the search plugin took the page's text: the index keeps each formula once, as TeX.
     katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
     try:

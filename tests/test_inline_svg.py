@@ -21,9 +21,11 @@ def test_the_search_index_holds_each_diagrams_words_once(built_site: Path) -> No
     index = json.loads((built_site / "search" / "search_index.json").read_text())
     text = " ".join(doc["text"] for doc in index["docs"])
     assert "<svg" not in text and "<text" not in text
-    assert "saved self" not in text  # a graph node's label: the picture's, not the words'
+    assert "saved self (x1) = 1.1000" not in text  # a graph node's label, not words
     html = "".join(page.read_text() for page in built_site.rglob("*.html"))
-    titles = re.findall(r"<svg\b[^>]*>\s*<title>(.*?)</title>", html, flags=re.S)
+    # The figures' (a player's drawings are kept out of the index on purpose).
+    figure = r'<figure class="autograd-diagram">\s*<svg\b[^>]*\baria-label="([^"]*)"'
+    titles = re.findall(figure, html)
     assert titles
     for title in set(titles):
         assert text.count(title) == titles.count(title), title[:60]

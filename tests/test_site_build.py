@@ -1,5 +1,6 @@
 """The real site builds strictly, and every executable fence left its output on the page."""
 
+import json
 import os
 import re
 import struct
@@ -55,9 +56,23 @@ def test_articles_show_outputs_and_expected_error(built_site: Path) -> None:
     assert "z = 2.4200   a = 0.9183   loss = 0.0852" in graphs
     assert "RuntimeError: Trying to backward through the graph a second time" in graphs
     assert "w1.grad = -0.0898   b.grad = -0.0817" in gradients
-    for html in (graphs, gradients):
-        assert "State after each line" in html
-        assert "<table>" in html
+    for html in (graphs, gradients):  # the setup's player, its script and its style
+        assert 'id="trace-setup"' in html
+        assert 'id="trace-setup-line-12"' in html
+        assert "javascripts/tracer.js" in html and "stylesheets/tracer.css" in html
+    assert 'id="trace-second-call-fails-line-3"' in graphs
+    assert "It raised RuntimeError: the program stops here." in graphs
+
+
+def test_search_index_reads_each_trace_as_its_steps(built_site: Path) -> None:
+    index = json.loads((built_site / "search" / "search_index.json").read_text())
+    text = next(
+        d["text"] for d in index["docs"] if d["location"].endswith("#the-script-line-by-line")
+    )
+    positions = [text.index(f"Line {n} of 12.") for n in range(1, 13)]
+    assert positions == sorted(positions)
+    assert "Line 8 of 12. Changed: <code>z</code>." in text
+    assert "<table>" not in text and "saved self (x1) = 1.1000" not in text  # no drawing's labels
 
 
 def test_footer_names_the_torch_release_and_the_commit(built_site: Path) -> None:

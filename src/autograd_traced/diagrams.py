@@ -27,19 +27,19 @@ def diagram_alt(source: str) -> str | None:
     return (match.group(1).strip() or None) if match else None
 
 
-def diagram_svg(path: Path, *, alt: str | None = None, id_prefix: str | None = None) -> str:
-    """Render a .dot file to inline SVG; ids are prefixed with the file's stem by default."""
+def diagram_svg(path: Path, *, alt: str | None = None) -> str:
+    """Render a .dot file to inline SVG."""
     source = path.read_text(encoding="utf-8")
     alt = alt or diagram_alt(source)
     if not alt:
         raise ValueError(f"{path}: no alt text: pass alt= or begin with '// alt: ...'")
-    return render_svg(source, alt=alt, id_prefix=id_prefix or path.stem)
+    return render_svg(source, alt=alt)
 
 
 @functools.lru_cache(maxsize=256)
-def cached_diagram_svg(source: str, name: str, *, id_prefix: str) -> str:
+def cached_diagram_svg(source: str) -> str:
     """`diagram_svg` of a file's text, drawn once per content: pages and rebuilds share it."""
     alt = diagram_alt(source)
     if not alt:
         raise ValueError("no alt text: begin the file with '// alt: ...'")
-    return render_svg(source, alt=alt, id_prefix=id_prefix)
+    return render_svg(source, alt=alt)

@@ -93,18 +93,14 @@ def preload() -> None:
     import torch.nn.functional  # noqa: F401  (the program's own import)
 
     import autograd_traced.graph
-    import autograd_traced.state_table  # noqa: F401
+    import autograd_traced.player
+    import autograd_traced.tracer  # noqa: F401
 
 
 def torch_version(*, report: Report, ask: Ask | None = None) -> str:
     import torch
 
     return str(torch.__version__)  # a str subclass of torch's: unpickled, it imports torch
-
-
-def element_id(planned: PlannedFence) -> str:
-    """Ids unique on the page and identical from build to build: the fence's line."""
-    return f"{planned.fence.language}-{planned.fence.line}"
 
 
 def figure(svg: str) -> str:
@@ -135,24 +131,29 @@ def _run_pycon(
     if not plan.settings.execute:
         runs = stored_runs(snippet)
         return replace(result, console=transcript(runs), title=path, runs=tuple(runs))
-    table = None
+    recorder = None
     if planned.fence.options.get("trace") == "on":
-        from autograd_traced.state_table import StateTable  # imports torch
+        from autograd_traced.player import player_id
+        from autograd_traced.tracer import Recorder  # imports torch
 
-        table = StateTable()
-        table.start(namespace)
+        recorder = Recorder(player_id(path), title=path)
+        recorder.start(namespace)
     runs = run_snippet(
         snippet,
         namespace,
         page=planned.where,
-        observe=table.observe if table else None,
+        observe=recorder.observe if recorder else None,
         before=lambda where: report(where, planned.timeout),
         update=plan.settings.update,
     )
     result = replace(result, console=transcript(runs), title=path, runs=tuple(runs))
-    if table is None:
+    if recorder is None:
         return result
-    return replace(result, html=table.html())
+    from autograd_traced.player import player_id, render_player
+
+    return replace(
+        result, html=render_player(recorder.trace, player_id=player_id(path), title=path)
+    )
 
 
 def _run_graph(
@@ -181,6 +182,5 @@ def _run_graph(
         namespace,
         alt=alt,
         direction=direction,
-        id_prefix=element_id(planned),  # type: ignore[arg-type]
     )
     return replace(result, html=figure(svg))

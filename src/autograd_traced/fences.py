@@ -1,7 +1,7 @@
 """SuperFences custom fences that show what a page run produced.
 
 - ```pycon exec="on" file="snippets/..." [trace="on"] [timeout="60"]```: a snippet's checked
-  transcript (and, with `trace`, the state after each line).
+  transcript (and, with `trace`, a player that steps through it line by line).
 - ```autograd-graph exec="on" of="loss" direction="forward|backward"```: the graph PyTorch
   recorded for a variable of the page's program, as inline SVG.
 - ```diagram exec="on" file="docs/diagrams/....dot"```: a hand-made diagram, as inline SVG.
@@ -106,7 +106,7 @@ def format_fence(
                 f"SuperFences handed over {language} {options} where the fence grammar has "
                 f"{result.language} {result.options}"
             )
-        return _show(result, md, state.shown)
+        return _show(result, md)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SuperFences would swallow it and print the raw fence
@@ -117,17 +117,14 @@ def format_fence(
         return error_block(failures.add(message))
 
 
-def _show(result: FenceResult, md: Markdown, index: int) -> str:
+def _show(result: FenceResult, md: Markdown) -> str:
     if result.error:
         return error_block(result.error)  # counted when the page began
     if result.skipped:
         return error_block(result.skipped, title="This example was not run")
     if result.language != "pycon":
         return result.html
-    console = _highlight(md, result.console, result.title)
-    if not result.html:
-        return console
-    return _tabs(index, ("Console", console), ("State after each line", result.html))
+    return _highlight(md, result.console, result.title) + result.html  # the player, if traced
 
 
 def error_block(message: str, *, title: str = "This example failed when the page was built") -> str:
@@ -150,23 +147,4 @@ def _highlight(md: Markdown, code: str, title: str) -> str:
         classes=[],
         id_value="",
         attrs={},
-    )
-
-
-def _tabs(index: int, *tabs: tuple[str, str]) -> str:
-    """pymdownx.tabbed's alternate style, which the theme styles; ids unique on the page."""
-    name = f"__tabbed_exec_{index}"
-    inputs = "".join(
-        f'<input {"checked " if n == 1 else ""}id="{name}_{n}" name="{name}" type="radio">'
-        for n in range(1, len(tabs) + 1)
-    )
-    labels = "".join(
-        f'<label for="{name}_{n}">{html.escape(label)}</label>'
-        for n, (label, _) in enumerate(tabs, 1)
-    )
-    blocks = "".join(f'<div class="tabbed-block">\n{body}\n</div>' for _, body in tabs)
-    return (
-        f'<div class="tabbed-set tabbed-alternate" data-tabs="{index}:{len(tabs)}">{inputs}'
-        f'<div class="tabbed-labels">{labels}</div>'
-        f'<div class="tabbed-content">{blocks}</div></div>'
     )

@@ -27,6 +27,7 @@ from typing import Any, Literal
 import torch
 
 from autograd_traced.svg import (
+    FONT,
     FREED_COLOUR,
     REQUIRES_GRAD_COLOUR,
     SAVED_COLOUR,
@@ -37,10 +38,12 @@ NodeKind = Literal["output", "op", "leaf", "input"]
 EdgeKind = Literal["next", "saved"]
 Direction = Literal["forward", "backward"]
 
-FONT = "DejaVu Sans"
 
-# Substring of the RuntimeError torch raises when a freed saved tensor is read.
+# Substrings of the RuntimeErrors torch raises when a saved tensor is read: freed by a
+# backward pass, or changed in place since it was saved (the next backward would raise).
 _FREED_MESSAGE = "after they have already been freed"
+_MODIFIED_MESSAGE = "has been modified by an inplace operation"
+MODIFIED = "(changed in place)"  # what such an entry shows instead of a value
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class Node:
     label: str  # op name ("SigmoidBackward0") or variable name ("w1", "loss")
     value: str | None = None  # formatted tensor value for output, leaf and input nodes
     saved: tuple[Saved, ...] = ()
+    grad: str | None = None  # a leaf's formatted .grad; None while it has none
 
 
 @dataclass(frozen=True)
@@ -154,13 +158,17 @@ def _name_of(tensor: torch.Tensor, named: list[tuple[str, torch.Tensor]]) -> str
     return None
 
 
-def _saved_tensors(fn: Any) -> Iterator[tuple[str, torch.Tensor | None]]:
-    """(attr, tensor) for each saved tensor of `fn`; tensor is None when it was freed."""
+def _saved_tensors(fn: Any) -> Iterator[tuple[str, torch.Tensor | str | None]]:
+    """(attr, tensor) for each saved tensor of `fn`; tensor is None when it was freed, and
+    MODIFIED when it was changed in place after it was saved."""
     for attr in sorted(a for a in dir(fn) if a.startswith("_saved_")):
         short = attr.removeprefix("_saved_")
         try:
             value = getattr(fn, attr)
         except RuntimeError as error:
+            if _MODIFIED_MESSAGE in str(error):
+                yield short, MODIFIED
+                continue
             if _FREED_MESSAGE not in str(error):
                 raise
             yield short, None
@@ -206,7 +214,8 @@ def walk(root: torch.Tensor, names: Mapping[str, object]) -> Graph:
         variable = getattr(fn, "variable", None)
         if isinstance(variable, torch.Tensor):  # AccumulateGrad: stands for the leaf it feeds
             label = _name_of(variable, named) or "leaf"
-            nodes.append(Node(node_id, "leaf", label, format_value(variable)))
+            grad = None if variable.grad is None else format_value(variable.grad)
+            nodes.append(Node(node_id, "leaf", label, format_value(variable), grad=grad))
         else:
             saved, saved_inputs = _describe_saved(fn, named)
             nodes.append(Node(node_id, "op", fn.name(), saved=saved))
@@ -233,6 +242,9 @@ def _describe_saved(
     for attr, tensor in _saved_tensors(fn):
         if tensor is None:
             saved.append(Saved(attr, None, None, freed=True))
+            continue
+        if isinstance(tensor, str):  # changed in place: torch refuses to unpack it
+            saved.append(Saved(attr, None, tensor))
             continue
         name = _name_of(tensor, named)
         value = format_value(tensor)
@@ -268,13 +280,15 @@ def _saved_line(entry: Saved) -> str:
     return _line(_html(f"saved {entry.attr}{who} = {entry.value}"), SAVED_COLOUR)
 
 
-def _node_dot(node: Node) -> str:
+def _node_dot(node: Node, *, grads: bool) -> str:
     if node.kind == "op":
         label = f"<B>{_html(node.label)}</B>" + "".join(_saved_line(s) for s in node.saved)
         attrs = 'class="ag-op"'
     elif node.kind == "leaf":
         label = f"<B>{_html(node.label)} = {node.value}</B>"
         label += _line("requires_grad=True", REQUIRES_GRAD_COLOUR, size=12)
+        if grads:
+            label += _line(f".grad = {node.grad}", REQUIRES_GRAD_COLOUR, size=12)
         attrs = 'class="ag-leaf", style="rounded,bold", penwidth=2'
     elif node.kind == "input":
         label = f"{_html(node.label)} = {node.value}"
@@ -286,11 +300,15 @@ def _node_dot(node: Node) -> str:
     return f"  {node.id} [{attrs}, label=<{label}>];"
 
 
-def to_dot(graph: Graph, *, direction: Direction = "backward") -> str:
+def to_dot(
+    graph: Graph, *, direction: Direction = "backward", grads: bool = False, column: bool = False
+) -> str:
     """DOT source; the loss is on top either way.
 
     backward: arrows from the loss down to the leaves, the order autograd walks the graph.
     forward: arrows from leaves and inputs up to the loss, the way the values flowed.
+    `grads` adds each leaf's `.grad`; `column` puts every node on a rank of its own, in walk
+    order, so the drawing is one node wide and stays legible when scaled to a phone's width.
     """
     if direction not in ("forward", "backward"):
         raise ValueError(f"direction must be 'forward' or 'backward', not {direction!r}")
@@ -299,8 +317,12 @@ def to_dot(graph: Graph, *, direction: Direction = "backward") -> str:
         "digraph autograd {",
         f"  rankdir={'BT' if forward else 'TB'};",
         _DOT_HEADER,
-        *(_node_dot(node) for node in graph.nodes),
+        *(_node_dot(node, grads=grads) for node in graph.nodes),
     ]
+    if column and len(graph.nodes) > 1:
+        ids = [node.id for node in graph.nodes]
+        chain = " -> ".join(reversed(ids) if forward else ids)  # edges point up when forward
+        lines.append(f"  {chain} [style=invis, weight=100];")
     for edge in graph.edges:
         source, target = (edge.target, edge.source) if forward else (edge.source, edge.target)
         if edge.kind == "next":
@@ -319,10 +341,7 @@ def graph_svg(
     *,
     alt: str,
     direction: Direction = "backward",
-    id_prefix: str,
 ) -> str:
     """walk + to_dot + render_svg; `alt` is followed by the graph described in words."""
     graph = walk(root, names)
-    return render_svg(
-        to_dot(graph, direction=direction), alt=f"{alt}. {describe(graph)}", id_prefix=id_prefix
-    )
+    return render_svg(to_dot(graph, direction=direction), alt=f"{alt}. {describe(graph)}")

@@ -12,7 +12,8 @@ import html
 import re
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
-_TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
+# The text alternative: the accessible name, else the title.
+_ALT = re.compile(r'^<svg\b[^>]*\baria-label="([^"]*)"|<title>(.*?)</title>', re.DOTALL)
 _PLACEHOLDER = re.compile(r'<span data-autograd-svg="(\d+)">.*?</span>', re.DOTALL)
 
 
@@ -21,8 +22,9 @@ def set_aside(page_html: str) -> tuple[str, list[str]]:
 
     def placeholder(match: re.Match[str]) -> str:
         svgs.append(match.group(0))
-        title = _TITLE.search(match.group(0))
-        words = html.escape(html.unescape(title.group(1)), quote=False) if title else ""
+        alt = _ALT.search(match.group(0))
+        text = (alt.group(1) or alt.group(2) or "") if alt else ""
+        words = html.escape(html.unescape(text), quote=False)
         return f'<span data-autograd-svg="{len(svgs) - 1}">{words}</span>'
 
     return _SVG.sub(placeholder, page_html), svgs

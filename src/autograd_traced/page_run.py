@@ -266,9 +266,7 @@ def _draw_diagram(planned: PlannedFence) -> FenceResult:
         return replace(result, error=planned.problem)
     try:
         with build_mode.timed("diagrams"):
-            svg = cached_diagram_svg(
-                planned.source, fence.options["file"], id_prefix=execution.element_id(planned)
-            )
+            svg = cached_diagram_svg(planned.source)
     except Exception as error:  # a .dot syntax error, a missing alt line
         return replace(result, error=f"{planned.where}: {fence.options['file']}: {error}")
     return replace(result, html=execution.figure(svg))

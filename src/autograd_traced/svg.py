@@ -9,7 +9,6 @@ no fixed size, no white background, colours from ``currentColor`` and CSS classe
 from __future__ import annotations
 
 import functools
-import hashlib
 import html
 import re
 import shutil
@@ -46,13 +45,6 @@ def _dot_command() -> list[str]:
         "`apt-get install graphviz`, macOS: `brew install graphviz`) or the PyPI package "
         "`graphviz-pure` (`pip install graphviz-pure`)."
     )
-
-
-def slugify(text: str) -> str:
-    """A short id-safe slug; a hash suffix keeps different long texts apart."""
-    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:32].strip("-")
-    digest = hashlib.sha1(text.encode()).hexdigest()[:6]
-    return f"ag-{words}-{digest}" if words else f"ag-{digest}"
 
 
 # The canvas Graphviz paints first (Graphviz 2.x: stroke transparent; graphviz-pure: none).
@@ -98,12 +90,11 @@ def dot_svg(dot_source: str) -> str:
 run_dot: Callable[[str], str] = dot_svg
 
 
-def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> str:
+def render_svg(dot_source: str, *, alt: str) -> str:
     """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
 
-    Ids are prefixed with `id_prefix` (default: a slug of `alt`) so several diagrams can share a
-    page. The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
-    diagram's one <title> is `alt`.
+    The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
+    diagram's one <title> is `alt`. No ids are left (see `compact`).
     """
     svg = run_dot(dot_source)
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
@@ -114,10 +105,6 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
     svg = re.sub(r"<text\b[^>]*>", _style_text, svg)
     # Layout was measured with DejaVu; a reader without it should still get a similar face.
     svg = re.sub(r'font-family="([^",]+)"', _font_stack, svg)
-
-    prefix = id_prefix or slugify(alt)
-    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
-    svg = re.sub(r'(href="#|url\(#)', rf"\1{prefix}-", svg)
 
     open_tag = re.search(r"<svg\b[^>]*>", svg, flags=re.DOTALL)
     if open_tag is None:
@@ -130,13 +117,37 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
     # collapse to 300px inside Material's `figure { width: fit-content }`.
     natural = round(float(width.group(1)) * 4 / 3)
     new_open = (
-        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+        '<svg xmlns="http://www.w3.org/2000/svg"'
         f' class="ag-diagram" viewBox="{view_box.group(1)}"'
         f' style="width: {natural}px; max-width: 100%; height: auto"'
         f' role="img" aria-label="{html.escape(alt)}">'
         f"<title>{html.escape(alt, quote=False)}</title>"
     )
-    body = svg[open_tag.end() :]
+    body = compact(svg[open_tag.end() :])
     lines = [line.rstrip() for line in body.splitlines()]
     # No blank lines: Markdown would end a raw HTML block at one.
-    return new_open + "\n".join(line for line in lines if line).strip()
+    return compact(new_open) + "\n".join(line for line in lines if line).strip()
+
+
+def compact(svg: str) -> str:
+    """Drop what the page does not need, for page weight (diagrams are most of a page).
+
+    Ids go (nothing refers to them, and several diagrams share a page), the default font, the text
+    colour and the strokes' colour come from diagrams.css, `start` is SVG's default anchor,
+    and coordinates are whole points (a point is under a CSS pixel at any size drawn here).
+    """
+    svg = re.sub(r'\sid="[^"]*"', "", svg)
+    svg = re.sub(
+        rf' (?:font-family="{FONT}, sans-serif"|text-anchor="start"|stroke="currentColor")', "", svg
+    )
+    svg = re.sub(r'(<text\b[^>]*) fill="currentColor"', r"\1", svg)
+    return _GEOMETRY.sub(
+        lambda attr: attr.group(1) + _NUMBER.sub(lambda n: str(round(float(n[0]))), attr.group(2)),
+        svg,
+    )
+
+
+# Attributes that hold coordinates and sizes, and the numbers in them (never a label's text).
+_GEOMETRY = re.compile(r'(\s(?:d|points|x|y|cx|cy|rx|ry|transform|viewBox|font-size)=")([^"]*)')
+_NUMBER = re.compile(r"-?\d+\.\d+")
+FONT = "DejaVu Sans"  # the face Graphviz measured every layout with

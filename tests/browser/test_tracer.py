@@ -1,0 +1,356 @@
+"""The line-by-line players in headless Chromium, checked against the program as it runs here.
+
+Each page's snippets are run again in this process, in page order, to know what every traced
+line holds; the players are then stepped through with clicks and with the keyboard, measured at
+1280 and 390 px, reopened from a link, reached through Material's instant navigation, and
+checked with axe-core in light and dark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Error as PlaywrightError
+
+from autograd_traced import fork_server
+from autograd_traced.fence_grammar import executable_fences
+from autograd_traced.graph import format_value
+from autograd_traced.player import player_id
+from autograd_traced.snippets import ExampleRun, Snippet, run_snippet
+from tests.paths import ARTICLES as PAGES_WITH_PROGRAMS
+
+from .conftest import Recorder
+
+pytestmark = pytest.mark.browser
+
+# The pages with at least one player (trace="on").
+ARTICLES = [
+    page
+    for page in PAGES_WITH_PROGRAMS
+    if any(fence.options.get("trace") == "on" for fence in executable_fences(page.read_text()))
+]
+WIDTHS = (1280, 390)
+MIN_GRAPH_TEXT_PX = 11
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One traced line as this process executed it."""
+
+    source: str
+    output: str
+    tensors: dict[str, list[str]]  # name -> the facts the player must show for it
+    has_graph: bool  # some tensor the program holds has a grad_fn
+
+
+def _facts(tensor: torch.Tensor) -> list[str]:
+    grad = tensor.grad if tensor.is_leaf else None
+    return [
+        format_value(tensor),
+        f"requires_grad={tensor.requires_grad}",
+        f"is_leaf={tensor.is_leaf}",
+        f".grad={'None' if grad is None else format_value(grad)}",
+    ]
+
+
+@cache
+def expected_players(page: Path) -> dict[str, list[Expected]]:
+    """The page's snippets run again, in a process of the page's own, as the build runs them."""
+    return fork_server.shared().call(record_players, page)
+
+
+def record_players(page: Path, **_: object) -> dict[str, list[Expected]]:
+    """Run the page's snippets in order in a fresh namespace; record each traced line."""
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    players: dict[str, list[Expected]] = {}
+    for fence in executable_fences(page.read_text()):
+        if fence.language != "pycon":
+            continue
+        path = fence.options["file"]
+        steps: list[Expected] = []
+
+        def observe(run: ExampleRun, names: dict[str, Any], steps: list[Expected] = steps) -> None:
+            tensors = {k: v for k, v in names.items() if isinstance(v, torch.Tensor)}
+            steps.append(
+                Expected(
+                    run.source.rstrip("\n"),
+                    run.output.rstrip(),
+                    {name: _facts(value) for name, value in tensors.items()},
+                    any(value.grad_fn is not None for value in tensors.values()),
+                )
+            )
+
+        snippet = Snippet.load(page.parents[1], path, page=page.name)
+        run_snippet(snippet, namespace, page=page.name, observe=observe)
+        if fence.options.get("trace") == "on":
+            players[player_id(path)] = steps
+    return players
+
+
+def _url(page: Path) -> str:
+    return f"{page.stem}/"
+
+
+CURRENT_STEP_JS = """
+root => {
+  const steps = [...root.querySelectorAll('.ag-tracer__steps > li')];
+  const current = steps.filter(li => li.getAttribute('aria-current') === 'step');
+  const other = steps.find(li => !current.includes(li));
+  const vars = {};
+  for (const li of root.querySelectorAll('.ag-tracer__now .ag-tracer__var')) {
+    vars[li.querySelector('.ag-tracer__name').textContent] = li.textContent;
+  }
+  const background = li => li && getComputedStyle(li).backgroundColor;
+  const fig = root.querySelector('.ag-tracer__fig');
+  return {
+    current: current.map(li => steps.indexOf(li) + 1),
+    code: current.length ? current[0].querySelector('.ag-tracer__code').textContent : null,
+    highlighted: current.length > 0 && background(current[0]) !== background(other),
+    position: root.querySelector('.ag-tracer__position').textContent,
+    printed: [...root.querySelectorAll('.ag-tracer__out .ag-tracer__text')]
+      .map(element => element.textContent),
+    vars,
+    graphs: fig.querySelectorAll('svg').length,
+    note: fig.querySelector('.ag-tracer__graph-note')?.textContent ?? null,
+    announced: root.querySelector('[aria-live="polite"]').textContent,
+  };
+}
+"""
+
+
+def check_step(player: Locator, steps: list[Expected], number: int) -> None:
+    """The player shows line `number` as executed: code, position, state, output, graph."""
+    pid = player.get_attribute("id")
+    with suppress(PlaywrightError):  # a fragment change is handled after `hashchange`
+        player.locator(f'#{pid}-line-{number}[aria-current="step"]').wait_for(timeout=2_000)
+    shown: dict[str, Any] = player.evaluate(CURRENT_STEP_JS)
+    step, where = steps[number - 1], f"{pid} line {number}"
+    assert shown["current"] == [number], f"{where}: aria-current on {shown['current']}"
+    assert shown["highlighted"], f"{where}: the current line looks like the others"
+    assert shown["code"] == step.source, where
+    assert shown["position"] == f"line {number} of {len(steps)}", where
+    assert shown["printed"] == [s.output for s in steps[:number] if s.output], where
+    for name, facts in step.tensors.items():
+        text = shown["vars"].get(name, "")
+        assert all(fact in text.split() for fact in facts), f"{where}: {name} {facts} in {text!r}"
+    if step.has_graph:
+        assert shown["graphs"] == 1 and shown["note"].startswith("The graph "), where
+    else:
+        assert shown["graphs"] == 0 and shown["note"].startswith("No graph yet"), where
+
+
+def players_on(page: Page) -> Iterator[tuple[Locator, list[Expected]]]:
+    article = next(a for a in ARTICLES if page.url.split("#")[0].endswith(_url(a)))
+    expected = expected_players(article)
+    roots = page.locator(".ag-tracer.is-live")
+    assert roots.count() == len(expected), "every traced snippet has a live player"
+    for index in range(roots.count()):
+        root = roots.nth(index)
+        yield root, expected[root.get_attribute("id") or ""]
+
+
+FOCUS_JS = """
+() => {
+  const element = document.activeElement, style = getComputedStyle(element);
+  return {
+    label: element.getAttribute('aria-label'),
+    ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
+def test_players_step_with_clicks_and_keys(
+    site_url: str, recorder: Recorder, article: Path
+) -> None:
+    page = recorder.page
+    page.goto(site_url + _url(article), wait_until="networkidle")
+    for player, steps in players_on(page):
+        count, pid = len(steps), player.get_attribute("id")
+        button = {
+            name: player.get_by_role("button", name=f"{name} line", exact=True)
+            for name in ("First", "Previous", "Next", "Last")
+        }
+        button["Last"].click()
+        check_step(player, steps, count)
+        button["First"].click()
+        for number in range(1, count + 1):
+            check_step(player, steps, number)
+            assert page.evaluate("location.hash") == f"#{pid}-line-{number}"
+            if number < count:
+                button["Next"].click()
+        for name in ("Next", "Last"):
+            assert button[name].get_attribute("aria-disabled") == "true"
+            button[name].dispatch_event("click")  # the player goes no further than the last line
+            check_step(player, steps, count)
+        assert f"Line {count} of {count}." in player.evaluate(CURRENT_STEP_JS)["announced"]
+
+        player.locator(".ag-tracer__steps").focus()
+        for number in range(count - 1, 0, -1):
+            page.keyboard.press("ArrowLeft")
+            check_step(player, steps, number)
+        page.keyboard.press("End")
+        check_step(player, steps, count)
+        page.keyboard.press("Home")
+        check_step(player, steps, 1)
+        page.keyboard.press("ArrowRight")
+        check_step(player, steps, min(2, count))
+
+        button["First"].focus()
+        page.keyboard.press("Tab")
+        focus = page.evaluate(FOCUS_JS)
+        assert focus["label"] == "Previous line" and focus["ring"], f"focus not visible: {focus}"
+    assert not recorder.problems(), "\n".join(recorder.problems())
+
+
+def test_a_link_opens_its_step(site_url: str, recorder: Recorder) -> None:
+    page = recorder.page
+    page.goto(site_url + "computation-graphs/#trace-setup-line-8", wait_until="networkidle")
+    player = page.locator("#trace-setup")
+    check_step(player, expected_players(ARTICLES[0])["trace-setup"], 8)
+    assert player.evaluate("root => root.getBoundingClientRect().top < innerHeight")
+    note = player.locator(".ag-tracer__fig .ag-tracer__graph-note").text_content()
+    assert note == "The graph after this line: new graph of z: AddBackward0, MulBackward0."
+
+    # An in-page link: Material's instant navigation answers the change of fragment by
+    # loading the page afresh (no reload), so wait until it has swapped the content in.
+    steps = expected_players(ARTICLES[0])["trace-second-call-fails"]
+    freeing = len(steps) - 1  # the first request: it frees, and the next one raises
+    page.evaluate(f"location.hash = '#trace-second-call-fails-line-{freeing}'")
+    page.wait_for_load_state("networkidle")
+    failing = page.locator("#trace-second-call-fails")
+    check_step(failing, steps, freeing)
+    note = failing.locator(".ag-tracer__fig .ag-tracer__graph-note").text_content() or ""
+    assert note.startswith("The graph after this line: freed")
+    failing.get_by_role("button", name="Next line", exact=True).click()
+    check_step(failing, steps, len(steps))
+    assert "It raised RuntimeError" in (failing.locator(".ag-tracer__now").text_content() or "")
+
+
+def test_players_work_after_instant_navigation(site_url: str, recorder: Recorder) -> None:
+    # The site is built for the address it is served at, so Material swaps pages in.
+    page = recorder.page
+    page.goto(site_url, wait_until="networkidle")
+    page.evaluate("window.notReloaded = true")
+    page.locator("article").get_by_role("link", name="Computing Gradients via Autograd").click()
+    page.wait_for_url("**/computing-gradients/")
+    page.locator(".ag-tracer.is-live").first.wait_for()
+    assert page.evaluate("window.notReloaded === true"), "the page was loaded, not swapped in"
+    for player, steps in players_on(page):
+        player.get_by_role("button", name="Last line", exact=True).click()
+        check_step(player, steps, len(steps))
+    assert not recorder.problems(), "\n".join(recorder.problems())
+
+
+OVERFLOW_JS = """
+root => {
+  const box = root.getBoundingClientRect();
+  const column = root.closest('.md-content__inner').getBoundingClientRect();
+  const problems = [];
+  if (box.left < column.left - 1 || box.right > column.right + 1) problems.push('player');
+  for (const element of root.querySelectorAll('*')) {
+    if (element.closest('.ag-tracer__announce') || !element.getClientRects().length) continue;
+    const r = element.getBoundingClientRect();
+    if (r.left < box.left - 1 || r.right > box.right + 1) {
+      problems.push(`${element.tagName}.${element.className.baseVal ?? element.className}`);
+    }
+    if (element.scrollWidth > element.clientWidth + 1 && element.clientWidth > 0
+        && getComputedStyle(element).overflowX !== 'visible') {
+      problems.push(`scrolls: ${element.tagName}.${element.className}`);
+    }
+  }
+  return problems;
+}
+"""
+
+GRAPH_TEXT_JS = """
+root => {
+  const svg = root.querySelector('.ag-tracer__fig svg');
+  if (!svg) return null;
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return Math.min(...[...svg.querySelectorAll('text')]
+    .map(text => parseFloat(text.getAttribute('font-size')) * scale));
+}
+"""
+
+
+@contextmanager
+def opened(browser: Browser, width: int, scheme: str) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
+def test_no_horizontal_overflow_and_legible_graphs(
+    site_url: str, browser: Browser, article: Path, width: int
+) -> None:
+    with opened(browser, width, "light") as page:
+        page.goto(site_url + _url(article), wait_until="networkidle")
+        smallest = []
+        for player, steps in players_on(page):
+            pid = player.get_attribute("id")
+            for number in range(1, len(steps) + 1):
+                if number > 1:
+                    player.get_by_role("button", name="Next line", exact=True).click()
+                check_step(player, steps, number)
+                problems = player.evaluate(OVERFLOW_JS)
+                if page.evaluate("document.documentElement.scrollWidth > innerWidth"):
+                    problems.append("the page scrolls sideways")
+                assert not problems, f"{pid} line {number} at {width}px: {problems}"
+                size = player.evaluate(GRAPH_TEXT_JS)
+                if size is not None:
+                    smallest.append(size)
+        assert smallest and min(smallest) >= MIN_GRAPH_TEXT_PX, (
+            f"graph text {min(smallest):.1f}px at {width}px"
+        )
+
+
+def test_without_javascript_the_trace_is_a_list_of_steps(site_url: str, browser: Browser) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 900}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "computation-graphs/")
+    steps = expected_players(ARTICLES[0])["trace-setup"]
+    items = page.locator("#trace-setup > ol > li")
+    assert items.count() == len(steps)
+    for index, step in enumerate(steps):
+        assert items.nth(index).locator(".ag-tracer__code").text_content() == step.source
+    assert items.nth(7).get_by_text("Changed: z.").is_visible()
+    visible = items.nth(7).locator(".ag-tracer__var:visible .ag-tracer__name")
+    assert visible.all_text_contents() == ["z"]  # each step lists what it changed
+    assert not page.locator("#trace-setup").evaluate(OVERFLOW_JS)
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation_in_the_players(
+    site_url: str, browser: Browser, scheme: str
+) -> None:
+    axe = Axe()
+    with opened(browser, 1280, scheme) as page:
+        for article in ARTICLES:
+            for fragment in ("", "#trace-setup-line-12"):
+                page.goto(site_url + _url(article) + fragment, wait_until="networkidle")
+                expected = "slate" if scheme == "dark" else "default"
+                assert page.evaluate("document.body.dataset.mdColorScheme") == expected
+                results = axe.run(page, context=".ag-tracer")
+                serious = [
+                    f"{v['id']} ({v['impact']}): {v['help']} at "
+                    + ", ".join(str(node["target"]) for node in v["nodes"][:3])
+                    for v in results.response["violations"]
+                    if v["impact"] in ("serious", "critical")
+                ]
+                assert not serious, f"{article.stem}{fragment} ({scheme}):\n" + "\n".join(serious)
