@@ -19,11 +19,12 @@ from typing import Any
 from benchmarks import builds, imports, report, serve, stages, suites, targets
 from benchmarks.harness import ROOT, BenchError, Samples, log
 from benchmarks.memory import TreeMemory
-from benchmarks.scaled_site import make_scaled_site
+from benchmarks.scaled_site import make_scaled_site, read_config, site_articles
 
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
 MEASUREMENTS = ("imports", "builds", "scale", "serve", "suites")
-SITE_ARTICLE_PAGES = 2  # the real site: two articles and the home page
+# The real site's articles (the nav, less the home page): its copy for serve has no more.
+SITE_ARTICLE_PAGES = len(site_articles(read_config(ROOT / "mkdocs.yml")))
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

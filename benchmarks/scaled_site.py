@@ -73,18 +73,23 @@ class ScaledSite:
         return self.root / PLAIN_CONFIG
 
 
+def site_articles(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """(title, page) of every article in the nav: the pages besides the home page."""
+    return [
+        (title, page)
+        for entry in config["nav"]
+        for title, page in entry.items()
+        if page != "index.md"
+    ]
+
+
 def make_scaled_site(source: Path, destination: Path, article_pages: int) -> ScaledSite:
     """Copy the site at `source` to `destination` with `article_pages` article pages."""
     copy_site_sources(source, destination)
     config_path = destination / "mkdocs.yml"
     config = read_config(config_path)
     docs = destination / "docs"
-    articles = [
-        (title, page)
-        for entry in config["nav"]
-        for title, page in entry.items()
-        if page != "index.md"
-    ]
+    articles = site_articles(config)
     if article_pages < len(articles):
         raise ValueError(f"the site has {len(articles)} article pages; ask for at least that many")
     last_copy = {page: page for _, page in articles}

@@ -35,11 +35,13 @@ def build(
     *,
     strict: bool = True,
     quiet: bool = False,
+    verbose: bool = False,
     site_url: str | None = None,
 ) -> Build:
     """`mkdocs build --strict --site-dir site_dir` for the site at `root`, in this process.
 
-    `quiet` logs what `mkdocs build -q` shows: errors only (and strict mode counts no warnings).
+    `quiet` logs what `mkdocs build -q` shows: errors only (and strict mode counts no warnings);
+    `verbose` what `-v` shows, debug records too.
     `site_url` builds for that address, as `SITE_URL=...` in front of the command would.
     """
     log = io.StringIO()
@@ -48,7 +50,7 @@ def build(
     mkdocs_log = logging.getLogger("mkdocs")
     level = mkdocs_log.level
     mkdocs_log.addHandler(handler)
-    mkdocs_log.setLevel(logging.ERROR if quiet else logging.INFO)
+    mkdocs_log.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO)
     address = {} if site_url is None else {"SITE_URL": site_url}
     try:
         with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV

@@ -76,3 +76,16 @@ def test_validator_takes_every_executable_fence(language: str, inputs: dict, tak
 def test_a_plain_console_block_stays_a_plain_code_block(tmp_path: Path) -> None:
     html = render("```pycon\n>>> 1\n1\n```\n")
     assert '<span class="gp">&gt;&gt;&gt; </span>' in html and not fences.failures.messages
+
+
+def test_a_transcript_is_highlighted_once_per_text_title_and_settings() -> None:
+    shown = FenceResult(
+        "docs/a.md:1", "pycon", {"exec": "on"}, console=">>> 2\n2", title="snippets/c.pycon"
+    )
+    fences._highlighted.clear()
+    first = render('```pycon exec="on"\n```\n', shown)
+    assert len(fences._highlighted) == 1
+    again = render('```pycon exec="on"\n```\n', shown)  # a rebuild: reused, the same HTML
+    assert again == first and len(fences._highlighted) == 1
+    retitled = FenceResult(**{**shown.__dict__, "title": "snippets/d.pycon"})
+    assert "snippets/d.pycon" in render('```pycon exec="on"\n```\n', retitled)

@@ -239,8 +239,10 @@ def test_only_the_breaks_fail(broken: Run) -> None:
 
 def test_strict_and_verbose_builds_fail_too(broken: Run, tmp_path: Path) -> None:
     # In this process: the pages' runs are reused from the snippet tests above.
-    strict = build(broken.root, tmp_path / "site")
-    assert not strict.ok and f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md:9)" in strict.log
+    for flags in ({}, {"verbose": True}, {"strict": False, "verbose": True}):
+        result = build(broken.root, tmp_path / "site", **flags)  # type: ignore[arg-type]
+        assert not result.ok, flags
+        assert f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md:9)" in result.log, flags
 
 
 def test_fences_in_every_form_run_in_build_and_tests(broken: Run, passing: Passing) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from autograd_traced.player import player_id, render_player
 from autograd_traced.snippets import Snippet, SnippetError, run_snippet, stored_runs, transcript
 
 if TYPE_CHECKING:
@@ -93,7 +94,6 @@ def preload() -> None:
     import torch.nn.functional  # noqa: F401  (the program's own import)
 
     import autograd_traced.graph
-    import autograd_traced.player
     import autograd_traced.tracer  # noqa: F401
 
 
@@ -133,7 +133,6 @@ def _run_pycon(
         return replace(result, console=transcript(runs), title=path, runs=tuple(runs))
     recorder = None
     if planned.fence.options.get("trace") == "on":
-        from autograd_traced.player import player_id
         from autograd_traced.tracer import Recorder  # imports torch
 
         recorder = Recorder(player_id(path), title=path)
@@ -149,8 +148,6 @@ def _run_pycon(
     result = replace(result, console=transcript(runs), title=path, runs=tuple(runs))
     if recorder is None:
         return result
-    from autograd_traced.player import player_id, render_player
-
     return replace(
         result, html=render_player(recorder.trace, player_id=player_id(path), title=path)
     )

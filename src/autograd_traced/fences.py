@@ -137,14 +137,53 @@ def error_block(message: str, *, title: str = "This example failed when the page
 
 
 def _highlight(md: Markdown, code: str, title: str) -> str:
-    """The block exactly as the page's own ```pycon title="..." fence would be highlighted."""
+    """The block exactly as the page's own ```pycon title="..." fence would be highlighted.
+
+    Kept by its text, title and the highlighter's settings: `mkdocs serve` highlights every
+    page's transcripts again on every rebuild (a fifth of one), though few of them changed.
+    """
     fences = md.preprocessors["fenced_code_block"]
-    return fences.highlight(  # type: ignore[attr-defined]
-        src=code,
-        language="pycon",
-        options={"title": title},
-        md=md,
-        classes=[],
-        id_value="",
-        attrs={},
-    )
+    settings = tuple(repr(getattr(fences, name, None)) for name in _HIGHLIGHT_SETTINGS)
+    key = (code, title, settings)
+    numbered = getattr(fences, "line_anchors", None) or getattr(fences, "anchor_linenums", None)
+    if key not in _highlighted or numbered:  # numbered lines carry the block's count: no reuse
+        if len(_highlighted) > _HIGHLIGHTED_MAX:
+            _highlighted.clear()
+        _highlighted[key] = fences.highlight(  # type: ignore[attr-defined]
+            src=code,
+            language="pycon",
+            options={"title": title},
+            md=md,
+            classes=[],
+            id_value="",
+            attrs={},
+        )
+    return _highlighted[key]
+
+
+# What SuperFences' highlight() reads besides the block itself (pymdownx 13.1).
+_HIGHLIGHT_SETTINGS = (
+    "css_class",
+    "guess_lang",
+    "pygments_style",
+    "use_pygments",
+    "noclasses",
+    "linenums",
+    "linenums_style",
+    "linenums_special",
+    "linenums_class",
+    "extend_pygments_lang",
+    "language_prefix",
+    "code_attr_on_pre",
+    "auto_title",
+    "auto_title_map",
+    "line_spans",
+    "line_anchors",
+    "anchor_linenums",
+    "pygments_lang_class",
+    "stripnl",
+    "default_lang",
+    "title_mode",
+)
+_highlighted: dict[tuple[str, str, tuple[str, ...]], str] = {}
+_HIGHLIGHTED_MAX = 4096
