@@ -19,11 +19,11 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced import build_mode, fences, html_whitespace, inline_svg, page_run, provenance
+from autograd_traced import build_mode, fences, html_whitespace, page_run, provenance, search_aside
 from autograd_traced.math import MathError, render_math
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
-_set_aside: dict[str, list[str]] = {}  # page -> its inline SVGs, while the search plugin reads
+_set_aside: dict[str, list[str]] = {}  # page -> what the search plugin need not read
 
 
 def on_startup(command: str, dirty: bool) -> None:
@@ -73,7 +73,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         for result in state.unshown()
         if not result.failed
     ]
-    html, _set_aside[page.file.src_uri] = inline_svg.set_aside(html)
+    html, _set_aside[page.file.src_uri] = search_aside.set_aside(html)
     return "".join(fences.error_block(message) for message in missed) + html
 
 
@@ -101,7 +101,7 @@ def on_env(env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    output = inline_svg.put_back(output, _set_aside.pop(page.file.src_uri, []))
+    output = search_aside.put_back(output, _set_aside.pop(page.file.src_uri, []))
     output = html_whitespace.strip_indentation(output)
     # After the search plugin took the page's text: the index keeps each formula once, as TeX.
     katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"

@@ -1,20 +1,24 @@
-"""Diagrams are kept from the search plugin and put back whole: their words indexed once."""
+"""Diagrams and players' skipped parts are kept from the search plugin and put back whole."""
 
 import json
 import re
 from pathlib import Path
 
-from autograd_traced.inline_svg import put_back, set_aside
+from autograd_traced.search_aside import put_back, set_aside
 
 SVG = '<svg role="img"><title>Loss &amp; graph</title><text>MulBackward0</text></svg>'
 
 
+PLAYER_PART = '<ul class="ag-tracer__vars" data-search-exclude><li>b 0.0000</li></ul>'
+GRAPH = f'<figure class="ag-tracer__graph" data-search-exclude>\n{SVG}\n</figure>'
+
+
 def test_set_aside_leaves_the_text_alternative_and_put_back_restores_the_page() -> None:
-    page = f"<p>before</p>{SVG}<p>between</p>{SVG}"
-    aside, svgs = set_aside(page)
-    assert "<svg" not in aside and "MulBackward0" not in aside
-    assert aside.count("Loss &amp; graph") == 2
-    assert put_back(aside, svgs) == page
+    page = f"<p>before</p>{SVG}<p>between</p>{SVG}<li>{PLAYER_PART}{GRAPH}</li>"
+    aside, kept = set_aside(page)
+    assert "<svg" not in aside and "MulBackward0" not in aside and "b 0.0000" not in aside
+    assert aside.count("Loss &amp; graph") == 2  # the figures' alternative; not the player's
+    assert put_back(aside, kept) == page
 
 
 def test_the_search_index_holds_each_diagrams_words_once(built_site: Path) -> None:
