@@ -69,9 +69,7 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
         out.samples |= imports.measure_imports(args.repeat)
     if "builds" in args.only:
         log(f"the site: strict builds, execution on/off interleaved, {args.repeat} rounds")
-        samples, out.build_logs["the site (3 pages)"] = builds.measure_execution(
-            args.repeat, workdir
-        )
+        samples, out.build_logs["the site"] = builds.measure_execution(args.repeat, workdir)
         out.samples |= samples
         out.checks = builds.torch_import_checks(workdir)
     scaled = make_scaled_site(ROOT, workdir / "scaled", args.pages)
