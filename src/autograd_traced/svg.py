@@ -80,8 +80,9 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
     """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
 
     Ids are prefixed with `id_prefix` (default: a slug of `alt`) so several diagrams can share a
-    page. The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
-    diagram's one <title> is `alt`.
+    page. `alt` is the accessible name (aria-label) and nothing else: no <title> repeats it,
+    so screen readers read it once and the search index holds only the words drawn. The
+    per-node <title> elements Graphviz writes (tooltips like "n3") are dropped too.
     """
     result = subprocess.run(
         [*_dot_command(), "-Tsvg"],
@@ -121,7 +122,6 @@ def render_svg(dot_source: str, *, alt: str, id_prefix: str | None = None) -> st
         f' class="ag-diagram" viewBox="{view_box.group(1)}"'
         f' style="width: {natural}px; max-width: 100%; height: auto"'
         f' role="img" aria-label="{html.escape(alt)}">'
-        f"<title>{html.escape(alt, quote=False)}</title>"
     )
     body = svg[open_tag.end() :]
     lines = [line.rstrip() for line in body.splitlines()]
