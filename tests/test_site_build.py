@@ -1,6 +1,8 @@
 """The real site builds strictly, and every executable fence left its output on the page."""
 
+import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,26 @@ def test_two_builds_produce_identical_html(built_site: Path, broken_site: Broken
     assert len(pages) == len(PAGES) + 1  # and 404.html
     for page in pages:
         assert (built_site / page).read_text() == (again / page).read_text(), page
+
+
+_DIAGRAM = re.compile(r"<svg\b[^>]*\baria-label=\"([^\"]*)\"[^>]*>(.*?)</svg>", re.DOTALL)
+
+
+def _words(text: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+@pytest.mark.parametrize("page", ARTICLES, ids=lambda p: p.name)
+def test_search_indexes_each_diagram_once(built_site: Path, page: Path) -> None:
+    """A diagram's drawn words are in the index once, its text alternative not at all."""
+    index = json.loads((built_site / "search/search_index.json").read_text(encoding="utf-8"))
+    location = f"{page.stem}/"
+    page_text = " ".join(
+        _words(doc["text"]) for doc in index["docs"] if doc["location"].split("#")[0] == location
+    )
+    diagrams = _DIAGRAM.findall(page_html(built_site, page))
+    assert diagrams, f"no diagrams on {page.name}"
+    for alt, body in diagrams:
+        drawn = " ".join(_words(t) for t in re.findall(r"<text\b[^>]*>(.*?)</text>", body))
+        assert unescape(alt) not in page_text, f"text alternative indexed: {alt[:60]!r}"
+        assert page_text.count(drawn) == 1, f"{page_text.count(drawn)} times: {drawn[:60]!r}"
