@@ -157,8 +157,13 @@ def _highlight(md: Markdown, code: str, title: str) -> str:
             classes=[],
             id_value="",
             attrs={},
-        )
+        ).replace(_BLOCK, f"{_BLOCK[:-1]} data-search-exclude>", 1)
     return _highlighted[key]
+
+
+# Transcripts stay out of the search index, which every page downloads: the prose says what
+# each one does (and search_aside keeps the search plugin from parsing them at all).
+_BLOCK = '<div class="highlight">'
 
 
 # What SuperFences' highlight() reads besides the block itself (pymdownx 13.1).

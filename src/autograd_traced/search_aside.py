@@ -1,8 +1,9 @@
 """Keep from the search plugin what it has no use for, which it would parse on every page.
 
-The search plugin reads every page's HTML. Two kinds of markup are most of it and give the
-index nothing: diagrams (every label of every graph), and the players' parts marked
-`data-search-exclude` (the plugin skips their text but still parses each of their tags).
+The search plugin reads every page's HTML. Three kinds of markup are most of it and give the
+index nothing: diagrams (every label of every graph), the executed transcripts and the
+players' parts marked `data-search-exclude` (the plugin skips their text but still parses
+each of their tags).
 Parsing them took a third of a 40-page build. So the hook sets them aside once the page is
 rendered (`set_aside`), leaving each diagram's text alternative, once, where the plugin
 reads it, and puts them back when the page is written (`put_back`).
@@ -13,10 +14,11 @@ from __future__ import annotations
 import html
 import re
 
-# A diagram, or a player's part the index skips (none of them nests its own tag).
+# A diagram, or a transcript or player's part the index skips (none nests its own tag).
 _ASIDE = re.compile(
     r"<svg\b.*?</svg>"
-    r'|<(?P<tag>div|ul|figure) class="ag-tracer__[\w-]+" data-search-exclude>.*?</(?P=tag)>',
+    r'|<(?P<tag>div|ul|figure) class="(?:ag-tracer__[\w-]+|highlight)"'
+    r" data-search-exclude>.*?</(?P=tag)>",
     re.DOTALL,
 )
 # A diagram's text alternative: its accessible name, else its title.

@@ -93,8 +93,9 @@ run_dot: Callable[[str], str] = dot_svg
 def render_svg(dot_source: str, *, alt: str) -> str:
     """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
 
-    The per-node <title> elements Graphviz writes (tooltips like "n3") are dropped; the
-    diagram's one <title> is `alt`. No ids are left (see `compact`).
+    `alt` is the accessible name (aria-label) and nothing else: no <title> repeats it, so
+    screen readers read it once. The per-node <title> elements Graphviz writes (tooltips like
+    "n3") are dropped too, and no ids are left (see `compact`).
     """
     svg = run_dot(dot_source)
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
@@ -121,7 +122,6 @@ def render_svg(dot_source: str, *, alt: str) -> str:
         f' class="ag-diagram" viewBox="{view_box.group(1)}"'
         f' style="width: {natural}px; max-width: 100%; height: auto"'
         f' role="img" aria-label="{html.escape(alt)}">'
-        f"<title>{html.escape(alt, quote=False)}</title>"
     )
     body = compact(svg[open_tag.end() :])
     lines = [line.rstrip() for line in body.splitlines()]
@@ -132,9 +132,9 @@ def render_svg(dot_source: str, *, alt: str) -> str:
 def compact(svg: str) -> str:
     """Drop what the page does not need, for page weight (diagrams are most of a page).
 
-    Ids go (nothing refers to them, and several diagrams share a page), the default font, the text
-    colour and the strokes' colour come from diagrams.css, `start` is SVG's default anchor,
-    and coordinates are whole points (a point is under a CSS pixel at any size drawn here).
+    Ids go (nothing refers to them, and several diagrams share a page), the default font, the
+    text colour and the strokes' colour come from diagrams.css, `start` is SVG's default
+    anchor, and coordinates are whole points (under a CSS pixel at any size drawn here).
     """
     svg = re.sub(r'\sid="[^"]*"', "", svg)
     svg = re.sub(

@@ -33,11 +33,34 @@ def is_local(url: str) -> bool:
     return parts.scheme in ("data", "blob") or parts.hostname == HOST
 
 
+@dataclass(frozen=True)
+class View:
+    """How a reader sees the site: window width in CSS px and the system's colour scheme."""
+
+    width: int
+    scheme: str  # "light" or "dark": Material follows it with its default or slate palette
+
+    def __str__(self) -> str:
+        return f"{self.width}-{self.scheme}"
+
+    @property
+    def palette(self) -> str:
+        """The `data-md-color-scheme` Material sets for this colour scheme."""
+        return {"light": "default", "dark": "slate"}[self.scheme]
+
+
+DESKTOP_LIGHT = View(1280, "light")
+PHONE_WIDTH = 390
+# Every page is read in each of these (tests/browser/test_reading.py).
+VIEWS = [DESKTOP_LIGHT, View(1280, "dark"), View(PHONE_WIDTH, "light"), View(PHONE_WIDTH, "dark")]
+
+
 @dataclass
 class Recorder:
     """A page plus everything it did since it was opened."""
 
     page: Page
+    view: View = DESKTOP_LIGHT
     requests: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
@@ -135,21 +158,26 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 def _screenshot_name(item: pytest.Item) -> str:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and "page_path" in callspec.params:
-        return callspec.id  # the page slug
+        return re.sub(r"[^\w.-]+", "-", callspec.id)  # the page slug, and the view if any
     return re.sub(r"[^\w.-]+", "-", item.name)
 
 
 @pytest.fixture
 def recorder(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Recorder]:
-    """A fresh light-mode context and page, recording what the page does.
+    """A fresh context and page, recording what the page does: 1280 px wide and light, or the
+    `View` given by indirect parametrization (`@pytest.mark.parametrize("recorder", VIEWS,
+    indirect=True)`).
 
     Saves a full-page screenshot to test-artifacts/screenshots/ when the test fails, or
     always with SAVE_SCREENSHOTS=1.
     """
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    view: View = getattr(request, "param", DESKTOP_LIGHT)
+    context = browser.new_context(
+        viewport={"width": view.width, "height": 800}, color_scheme=view.scheme
+    )
     context.set_default_timeout(10_000)
     page = context.new_page()
-    rec = Recorder(page)
+    rec = Recorder(page, view)
     # Context-level events also cover requests made by workers (the search worker); page
     # console events include console messages from workers.
     context.on("request", lambda r: rec.requests.append(r.url))

@@ -1,0 +1,65 @@
+// Diagrams shrink to fit the column; on a phone their text would be too small to read.
+// A diagram drawn with text under READABLE_PX gets an "Enlarge diagram" button that opens it
+// at its natural size in a modal dialog, scrollable both ways. Escape or "Close" returns
+// focus to the button. tests/browser/test_reading.py measures the text in both places.
+(() => {
+  const READABLE_PX = 11;
+
+  // Smallest text in the diagram, in CSS pixels as drawn now (font size times the SVG's scale).
+  const smallestTextPx = (svg) => {
+    const sizes = [...svg.querySelectorAll("text")].map((text) => {
+      const m = text.getScreenCTM();
+      return m ? parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b) : Infinity;
+    });
+    return Math.min(...sizes);
+  };
+
+  const open = (svg, button) => {
+    const dialog = document.createElement("dialog");
+    dialog.className = "ag-zoom";
+    dialog.setAttribute("aria-label", "Enlarged diagram");
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "ag-zoom__close";
+    close.textContent = "Close";
+    close.addEventListener("click", () => dialog.close());
+    const view = document.createElement("div");
+    view.className = "ag-zoom__view";
+    view.tabIndex = 0; // scrollable: the keyboard must be able to reach it (arrow keys scroll)
+    view.setAttribute("role", "group");
+    view.setAttribute("aria-label", "Diagram at full size, scrollable");
+    const copy = svg.cloneNode(true);
+    copy.querySelectorAll("[id]").forEach((element) => element.removeAttribute("id"));
+    copy.style.maxWidth = "none";
+    view.append(copy);
+    dialog.append(close, view);
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      button.focus();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    view.scrollLeft = (view.scrollWidth - view.clientWidth) / 2; // the graph's root is centred
+  };
+
+  const setUp = () => {
+    for (const svg of document.querySelectorAll("article svg.ag-diagram")) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "ag-zoom-open";
+      button.textContent = "Enlarge diagram";
+      button.hidden = true;
+      button.addEventListener("click", () => open(svg, button));
+      svg.after(button);
+      // Shown only while the diagram is drawn too small: phones, narrow windows, zoomed out.
+      new ResizeObserver(() => {
+        button.hidden = !(svg.getBoundingClientRect().width > 0) ||
+          smallestTextPx(svg) >= READABLE_PX;
+      }).observe(svg);
+    }
+  };
+
+  // Material's instant navigation swaps pages without reloading: document$ emits per page.
+  if (window.document$) window.document$.subscribe(setUp);
+  else setUp();
+})();
