@@ -14,6 +14,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from autograd_traced import takeaways
 from autograd_traced.fences import begin_page, current_page, executing
 from autograd_traced.math import MathError, render_math
 from autograd_traced.snippets import EXEC_FENCE_RE
@@ -21,6 +22,7 @@ from autograd_traced.torch_import import import_torch
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
 _expected: dict[str, list[str]] = {}
+_downloads: list[takeaways.Download] = []
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -31,6 +33,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     else:
         config.copyright = "Execution was off for this build: outputs are the stored transcripts."
     return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    return takeaways.publish_snippets(files, config)
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -52,7 +58,18 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             len(expected),
             expected,
         )
+    if not state.failed:  # a failed page has a console block without a run: the build fails
+        try:
+            html, downloads = takeaways.add_to_page(html, page, files, state.consoles)
+            _downloads.extend(downloads)
+        except takeaways.TakeawayError as error:
+            log.warning("%s", error)
     return html
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    takeaways.write(config.site_dir, _downloads)
+    _downloads.clear()
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

@@ -25,6 +25,7 @@ from markdown import Markdown
 from markdown_exec import ExecutionError, base_format, code_block, tabbed
 
 from autograd_traced.diagrams import diagram_svg
+from autograd_traced.downloads import Console, cells_from_runs
 from autograd_traced.snippets import Snippet, SnippetError, run_snippet, stored_runs, transcript
 
 EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
@@ -47,6 +48,7 @@ class PageState:
     namespace: dict[str, Any] = field(default_factory=lambda: {"__name__": "__main__"})
     ran: list[str] = field(default_factory=list)  # each executable fence's label, in order
     failed: str = ""  # the fence that failed: later fences would run on half-made state
+    consoles: list[Console] = field(default_factory=list)  # each pycon fence's cells, in order
 
     def next_id(self, kind: str) -> str:
         # Ids unique on the page and identical from build to build.
@@ -154,6 +156,7 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
     path = options.get("file", "")
     snippet = Snippet.load(state.root, path, page=state.page)
     if not executing():
+        state.consoles.append(cells_from_runs(path, stored_runs(snippet)))
         return code_block("pycon", transcript(stored_runs(snippet)), title=path)
     table = None
     if options.get("trace") == "on":
@@ -163,6 +166,7 @@ def _run_pycon(state: PageState, options: dict[str, str]) -> str:
         table.start(state.namespace)
     observe = table.observe if table else None
     runs = run_snippet(snippet, state.namespace, page=state.page, observe=observe)
+    state.consoles.append(cells_from_runs(path, runs))
     console = code_block("pycon", transcript(runs), title=path)
     if table is None:
         return console
