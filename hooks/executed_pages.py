@@ -17,6 +17,7 @@ from mkdocs.structure.pages import Page
 from autograd_traced import takeaways
 from autograd_traced.fences import begin_page, current_page, executing
 from autograd_traced.math import MathError, render_math
+from autograd_traced.search_text import MathTextError, exclude_tab_labels, readable_index
 from autograd_traced.snippets import EXEC_FENCE_RE
 from autograd_traced.torch_import import import_torch
 
@@ -64,12 +65,18 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             _downloads.extend(downloads)
         except takeaways.TakeawayError as error:
             log.warning("%s", error)
-    return html
+    return exclude_tab_labels(html)
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     takeaways.write(config.site_dir, _downloads)
     _downloads.clear()
+    # The search plugin, listed before this hook, has written the index by now.
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    try:
+        index.write_text(readable_index(index.read_text(encoding="utf-8")), encoding="utf-8")
+    except MathTextError as error:
+        log.warning("search index: %s", error)
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
