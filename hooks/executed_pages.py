@@ -19,10 +19,21 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced import build_mode, fences, html_whitespace, page_run, provenance, search_aside
+from autograd_traced import (
+    build_mode,
+    downloads,
+    fences,
+    html_whitespace,
+    page_run,
+    provenance,
+    search_aside,
+    takeaways,
+)
 from autograd_traced.math import MathError, render_math
+from autograd_traced.search_text import MathTextError, exclude_tab_labels, readable_index
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
+_downloads: list[takeaways.Download] = []  # each article's script and notebook, written last
 _set_aside: dict[str, list[str]] = {}  # page -> what the search plugin need not read
 
 
@@ -43,6 +54,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    files = takeaways.publish_snippets(files, config)
     # Every page starts running now, a process per core, while MkDocs reads the others.
     plans = []
     for file in files.documentation_pages():
@@ -73,6 +85,21 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         for result in state.unshown()
         if not result.failed
     ]
+    if not state.run.failures:  # a failed page's downloads would stop short: the build fails
+        consoles = [
+            downloads.cells_from_runs(result.options["file"], result.runs)
+            for result in state.run.results
+            if result.language == "pycon"
+        ]
+        try:
+            offered = page.file.src_uri in config.extra.get("downloads", [])
+            html, page_downloads = takeaways.add_to_page(
+                html, page, files, consoles, downloads=offered
+            )
+            _downloads.extend(page_downloads)
+        except takeaways.TakeawayError as error:
+            missed.append(fences.failures.add(str(error)))
+    html = exclude_tab_labels(html)
     html, _set_aside[page.file.src_uri] = search_aside.set_aside(html)
     return "".join(fences.error_block(message) for message in missed) + html
 
@@ -117,6 +144,14 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 def on_post_build(config: MkDocsConfig) -> None:
     log.debug("autograd-traced stages: %s", json.dumps(build_mode.stages))
+    takeaways.write(config.site_dir, _downloads)
+    _downloads.clear()
+    # The search plugin, listed before this hook, has written the index by now.
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    try:
+        index.write_text(readable_index(index.read_text(encoding="utf-8")), encoding="utf-8")
+    except MathTextError as error:
+        fences.failures.add(f"search index: {error}")
     # Formulas are rendered as pages are written: reported once all are, anchors checked.
     if fences.failures.messages and not build_mode.serving:
         raise PluginError("\n\n".join(fences.failures.messages))

@@ -249,7 +249,7 @@ def test_fences_in_every_form_run_in_build_and_tests(broken: Run, passing: Passi
     page = broken_copy.FENCE_FORMS_PAGE
     html = passing.page(page)
     for path in (SETUP, "snippets/computing_gradients/phase1_grad.pycon", PHASE2):
-        assert f'<span class="filename">{path}</span>' in html, path
+        assert f'">{path}</a></span>' in html, path  # its title links to the snippet
     assert html.count('<figure class="autograd-diagram">') == 2
     assert f'exec="on" file="{MISSING}"' in html  # shown as text
     fences = executable_fences((broken.root / "docs" / page).read_text())

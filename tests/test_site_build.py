@@ -42,7 +42,7 @@ def test_strict_build_passes_without_warnings(site_build: tuple[Path, Build]) ->
 def test_every_executable_fence_rendered(built_site: Path, page: Path) -> None:
     markdown, html = page.read_text(), page_html(built_site, page)
     for path in snippet_files(markdown):
-        assert f'<span class="filename">{path}</span>' in html, f"{path} shows no transcript"
+        assert f'">{path}</a></span><pre>' in html, f"{path} shows no transcript"
     figures = len([f for f in executable_fences(markdown) if f.language != "pycon"])
     assert html.count('<figure class="autograd-diagram">') == figures
     assert html.count("<svg") >= figures
