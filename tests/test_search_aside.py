@@ -33,3 +33,12 @@ def test_the_search_index_holds_each_diagrams_words_once(built_site: Path) -> No
     assert titles
     for title in set(titles):
         assert text.count(title) == titles.count(title), title[:60]
+
+
+def test_indentation_goes_but_not_inside_pre_or_attribute_values() -> None:
+    from autograd_traced.html_whitespace import strip_indentation
+
+    page = '<div>\n    <p>a</p>\n  <pre>\n  kept</pre>\n<div data-copy="for i in x:\n    y">'
+    assert strip_indentation(page) == (
+        '<div>\n<p>a</p>\n<pre>\n  kept</pre>\n<div data-copy="for i in x:\n    y">'
+    )

@@ -44,7 +44,7 @@ def test_leaf_finds_the_definition_in_both_articles(site_url: str, recorder: Rec
 
 
 def test_previews_show_math_as_text(site_url: str, recorder: Recorder) -> None:
-    _search(recorder, site_url, "slope")  # the sections that write the gradient as a fraction
+    _search(recorder, site_url, "afresh")  # a section that writes the gradient as a fraction
     previews = recorder.page.locator(".md-search-result").inner_text()
     assert "∂L/∂b" in previews, previews
     assert "\\frac" not in previews and "\\(" not in previews, previews
