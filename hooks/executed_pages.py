@@ -35,6 +35,7 @@ from autograd_traced.search_text import MathTextError, exclude_tab_labels, reada
 log = logging.getLogger("mkdocs.hooks.executed_pages")
 _downloads: list[takeaways.Download] = []  # each article's script and notebook, written last
 _set_aside: dict[str, list[str]] = {}  # page -> what the search plugin need not read
+_source: provenance.Provenance  # the commit this build is of, read in on_config
 
 
 def on_startup(command: str, dirty: bool) -> None:
@@ -44,8 +45,9 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     fences.begin_build()
     build_mode.stages.clear()
-    source = provenance.read(Path(config.config_file_path).parent)
-    source.pin_build_date()  # dates in the sitemap are the commit's: same commit, same bytes
+    global _source
+    _source = provenance.read(Path(config.config_file_path).parent)  # git, once a build
+    _source.pin_build_date()  # dates in the sitemap are the commit's: same commit, same bytes
     if build_mode.executing():
         # Forked now, from this thread, before any page runs; it imports torch meanwhile,
         # once per process: `mkdocs serve` rebuilds reuse it.
@@ -105,14 +107,13 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 
 def on_env(env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
-    source = provenance.read(Path(config.config_file_path).parent)
     if build_mode.executing():
         # Taken from the build, never typed: the outputs on every page come from this release.
         release = page_run.torch_version()
         config.copyright = f"Every output on this site was produced by PyTorch {release}."
     else:
         config.copyright = "Execution was off for this build: outputs are the stored transcripts."
-    config.copyright += f" {source.sentence()}"
+    config.copyright += f" {_source.sentence()}"
     # Every page is rendered, none is written yet: stop here so no broken page is published.
     if fences.failures.messages:
         if build_mode.serving:
