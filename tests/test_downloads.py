@@ -10,6 +10,7 @@ import asyncio
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,7 +87,10 @@ def ran(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
         ]
         await asyncio.gather(*(client.async_execute() for client in clients))
 
-    asyncio.run(execute_all())
+    # In a thread of its own: in one session with the browser tests, Playwright's sync API keeps
+    # an event loop running in this thread, and asyncio.run refuses to start another there.
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        thread.submit(asyncio.run, execute_all()).result()
     results = {}
     for name, process in scripts.items():
         stdout, stderr = process.communicate(timeout=120)
