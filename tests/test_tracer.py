@@ -151,3 +151,34 @@ def test_player_is_an_ordered_list_of_steps_in_one_html_block(
     assert html.count("<svg") == len(recorded.drawings) == 3
     assert "Line 8 of 12. Changed: <code>z</code>." in html
     assert 'The graph is as after <a href="#trace-setup-line-10">line 10</a>.' in html
+
+
+# The pitfalls page's players: what each one must let the reader see, line by line.
+def test_a_second_walk_adds_to_grad_and_frees_nothing(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/accumulate.pycon", after_setup).steps
+    first, second = steps[3], steps[5]  # the two loss.backward(retain_graph=True)
+    assert (first.variable("b").grad, second.variable("b").grad) == ("-0.0817", "-0.1633")
+    assert "b.grad = -0.1633" in second.graph_changes
+    assert not any(freed for _, freed in saved(second).values())
+
+
+def test_backward_frees_the_saved_values_then_grad_raises(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/backward_then_grad.pycon", after_setup).steps
+    built, backward, asked = steps[1:]
+    assert not any(freed for _, freed in saved(built).values())
+    assert all(freed for _, freed in saved(backward).values())
+    assert backward.graph_changes[0].startswith("freed")
+    assert backward.variable("b").grad == "-0.0817"
+    assert asked.raised and "Trying to backward through the graph a second time" in asked.output
+    assert asked.variable("b").grad == "-0.0817"  # what backward() wrote is still there
+
+
+def test_detach_cuts_w1_out_of_the_graph(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/lost_detach.pycon", after_setup).steps
+    detached, rebuilt = steps[0], steps[1]
+    value = detached.variable("w1_value")
+    assert (value.value, value.requires_grad, value.grad_fn) == ("2.2000", False, "None")
+    assert ops(rebuilt) == ["BinaryCrossEntropyBackward0", "SigmoidBackward0", "AddBackward0"]
+    assert rebuilt.graph is not None
+    assert "w1" not in [node.label for node in rebuilt.graph.nodes]
+    assert [step.raised for step in steps[2:]] == [True, False, True]  # allow_unused: (None,)
