@@ -42,3 +42,15 @@ def test_indentation_goes_but_not_inside_pre_or_attribute_values() -> None:
     assert strip_indentation(page) == (
         '<div>\n<p>a</p>\n<pre>\n  kept</pre>\n<div data-copy="for i in x:\n    y">'
     )
+
+
+def test_no_transcript_or_player_part_reaches_the_search_plugin(built_site: Path) -> None:
+    # The pages as built hold what set_aside saw, put back. Whatever of these it leaves, the
+    # plugin parses tag by tag for nothing: a transcript's copy text once hid every transcript
+    # from set_aside. (The lab's answers are skipped by the index too, and parsed: prose.)
+    skipped = re.compile(r'class="(?:highlight|ag-tracer__[\w-]+)" data-search-exclude')
+    pages = sorted(built_site.rglob("*.html"))
+    assert any(skipped.search(page.read_text(encoding="utf-8")) for page in pages)
+    for page in pages:
+        left, _ = set_aside(page.read_text(encoding="utf-8"))
+        assert not skipped.search(left), page.relative_to(built_site)

@@ -14,11 +14,12 @@ from __future__ import annotations
 import html
 import re
 
-# A diagram, or a transcript or player's part the index skips (none nests its own tag).
+# A diagram, or a transcript or player's part the index skips (none nests its own tag; attribute
+# values are escaped, so hold no `>`).
 _ASIDE = re.compile(
     r"<svg\b.*?</svg>"
     r'|<(?P<tag>div|ul|figure) class="(?:ag-tracer__[\w-]+|highlight)"'
-    r" data-search-exclude>.*?</(?P=tag)>",
+    r" data-search-exclude\b[^>]*>.*?</(?P=tag)>",  # [^>]*: a transcript's data-copy
     re.DOTALL,
 )
 # A diagram's text alternative: its accessible name, else its title.
