@@ -68,7 +68,10 @@ def serve(session: nox.Session) -> None:
     """Serve the site on 127.0.0.1:8000 (under its path), re-running snippets on save."""
     require_system_packages(session, browser=False)
     install_project(session)
-    session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *session.posargs, env=QUIET)
+    # --dirty: a rebuild writes only the pages whose inputs changed (local_site.SERVE_ARGS).
+    session.run(
+        "mkdocs", "serve", "--dirty", "--dev-addr", "127.0.0.1:8000", *session.posargs, env=QUIET
+    )
 
 
 @nox.session

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from autograd_traced.local_site import HOST
+from autograd_traced.local_site import HOST, SERVE_ARGS
 from benchmarks.harness import PYTHON, BenchError, Samples, base_env, log
 from benchmarks.memory import TreeMemory, tree_memory
 from benchmarks.scaled_site import ScaledSite, edit_snippet
@@ -81,7 +81,7 @@ def mkdocs_serve(site: ScaledSite) -> Iterator[Served]:
         sock.bind((HOST, 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [PYTHON, "-m", "mkdocs", "serve", "--dev-addr", f"{HOST}:{port}"],
+        [PYTHON, "-m", "mkdocs", *SERVE_ARGS, "--dev-addr", f"{HOST}:{port}"],
         cwd=site.root,
         env=base_env(),
         stdin=subprocess.DEVNULL,

@@ -24,6 +24,7 @@ from autograd_traced import (
     downloads,
     fences,
     html_whitespace,
+    incremental,
     page_run,
     provenance,
     search_aside,
@@ -40,6 +41,7 @@ _source: provenance.Provenance  # the commit this build is of, read in on_config
 
 def on_startup(command: str, dirty: bool) -> None:
     build_mode.serving = command == "serve"  # this module is loaded again for each rebuild
+    incremental.start(command, dirty)  # `mkdocs serve --dirty`: write changed pages only
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -58,11 +60,28 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     files = takeaways.publish_snippets(files, config)
     # Every page starts running now, a process per core, while MkDocs reads the others.
-    plans = []
-    for file in files.documentation_pages():
-        markdown, _ = meta.get_data(Path(file.abs_src_path).read_text(encoding="utf-8-sig"))
-        plans.append(_plan(file.abs_src_path, markdown, config))
-    page_run.prefetch(plans)
+    pages = files.documentation_pages()
+    markdowns = [Path(file.abs_src_path).read_text(encoding="utf-8-sig") for file in pages]
+    plans = [
+        _plan(file.abs_src_path, meta.get_data(text)[0], config)
+        for file, text in zip(pages, markdowns, strict=True)
+    ]
+    if incremental.active:
+        texts = {file.src_uri: text for file, text in zip(pages, markdowns, strict=True)}
+        site = incremental.site_key(config, files, _source.sentence(), texts)
+        keys = {
+            file.src_uri: incremental.page_key(site, texts[file.src_uri], plan)
+            for file, plan in zip(pages, plans, strict=True)
+        }
+        changed = set(incremental.mark_changed(files, keys))
+        log.info(
+            "Writing %d of %d pages: those whose inputs changed", len(changed), len(keys)
+        )
+        page_run.prefetch(
+            plan for file, plan in zip(pages, plans, strict=True) if file.src_uri in changed
+        )
+    else:
+        page_run.prefetch(plans)
     if build_mode.serving:
         page_run.forget_except(plan.key for plan in plans)
     return files
@@ -103,6 +122,10 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             missed.append(fences.failures.add(str(error)))
     html = exclude_tab_labels(html)
     html, _set_aside[page.file.src_uri] = search_aside.set_aside(html)
+    if incremental.active:  # a failed page is written again on every rebuild, and reported
+        incremental.rendered(
+            page, reusable=state.run.reusable and not state.run.failures and not missed
+        )
     return "".join(fences.error_block(message) for message in missed) + html
 
 
@@ -114,6 +137,8 @@ def on_env(env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-
     else:
         config.copyright = "Execution was off for this build: outputs are the stored transcripts."
     config.copyright += f" {_source.sentence()}"
+    if incremental.active:
+        incremental.restore_skipped(files)
     # Every page is rendered, none is written yet: stop here so no broken page is published.
     if fences.failures.messages:
         if build_mode.serving:
@@ -135,12 +160,17 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
     try:
         with build_mode.timed("math"):
-            return render_math(output, katex_js)
+            output = render_math(output, katex_js)
     except MathError as error:
         message = fences.failures.add(f"{page.file.src_uri}: {error}")
         if build_mode.serving:
             build_mode.report_to_writer(message)
+        if incremental.active:
+            incremental.forget(page)
         return output
+    if incremental.active:
+        incremental.written(page, config)
+    return output
 
 
 def on_post_build(config: MkDocsConfig) -> None:
@@ -148,6 +178,8 @@ def on_post_build(config: MkDocsConfig) -> None:
     takeaways.write(config.site_dir, _downloads)
     _downloads.clear()
     # The search plugin, listed before this hook, has written the index by now.
+    if incremental.active:
+        incremental.write_search_index(config)
     index = Path(config.site_dir) / "search" / "search_index.json"
     try:
         index.write_text(readable_index(index.read_text(encoding="utf-8")), encoding="utf-8")

@@ -10,7 +10,8 @@ import io
 import logging
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
@@ -44,26 +45,56 @@ def build(
     `verbose` what `-v` shows, debug records too.
     `site_url` builds for that address, as `SITE_URL=...` in front of the command would.
     """
-    log = io.StringIO()
-    handler = logging.StreamHandler(log)
-    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-    mkdocs_log = logging.getLogger("mkdocs")
-    level = mkdocs_log.level
-    mkdocs_log.addHandler(handler)
-    mkdocs_log.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO)
     address = {} if site_url is None else {"SITE_URL": site_url}
-    try:
+    with _captured(quiet, verbose) as log:
         with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
         mkdocs_build(config)
-        ok = True
+    return log.result
+
+
+def serve_build(root: Path, site_dir: Path, *, dirty: bool, first: bool) -> Build:
+    """One build of `mkdocs serve [--dirty]`, in this process: the first one announces the
+    command to the hooks (on_startup), as `mkdocs serve` does once; every one reads the config
+    afresh, as each rebuild does, and builds for the same address."""
+    with _captured(quiet=False, verbose=False) as log:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir))
+        if first:
+            config.plugins.on_startup(command="serve", dirty=dirty)
+        mkdocs_build(config, serve_url=config.site_url, dirty=dirty)
+    return log.result
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.text = io.StringIO()
+        self.result = Build(False, "")
+
+
+@contextmanager
+def _captured(quiet: bool, verbose: bool) -> Iterator[_Log]:
+    """Keep what MkDocs logs; an Abort (a strict build's failure) ends the build, not the test."""
+    log = _Log()
+    handler = logging.StreamHandler(log.text)
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    mkdocs_log = logging.getLogger("mkdocs")
+    # What serve reports to the writer goes to the terminal beside MkDocs' log (build_mode).
+    writer_log = logging.getLogger("autograd_traced.serve")
+    level = mkdocs_log.level
+    mkdocs_log.addHandler(handler)
+    writer_log.addHandler(handler)
+    mkdocs_log.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO)
+    ok = True
+    try:
+        yield log
     except Abort as abort:
-        log.write(f"{abort}\n")
+        log.text.write(f"{abort}\n")
         ok = False
     finally:
         mkdocs_log.removeHandler(handler)
+        writer_log.removeHandler(handler)
         mkdocs_log.setLevel(level)
-    return Build(ok, log.getvalue())
+    log.result = Build(ok, log.text.getvalue())
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograd_traced.local_site import HOST
+from autograd_traced.local_site import HOST, SERVE_ARGS
 from tests.build import copy_site_sources
 
 BROKEN_SNIPPET = "snippets/computing_gradients/phase2_backward.pycon"
@@ -36,7 +36,7 @@ class ServeCopy:
         log_file = workdir / "serve.log"
         with log_file.open("wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"{HOST}:{port}"],
+                [sys.executable, "-m", "mkdocs", *SERVE_ARGS, "--dev-addr", f"{HOST}:{port}"],
                 cwd=root,
                 env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
                 stdout=log,

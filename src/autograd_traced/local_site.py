@@ -19,6 +19,9 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 HOST = "127.0.0.1"
+# `mkdocs serve` as `nox -s serve` runs it: with --dirty, a rebuild writes only the pages whose
+# inputs changed (autograd_traced.incremental). noxfile.py spells it out (it cannot import this).
+SERVE_ARGS = ("serve", "--dirty")
 
 # What a copy of the site needs to build and test its snippets; site/, .git, .nox stay behind.
 SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
