@@ -61,29 +61,22 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     files = takeaways.publish_snippets(files, config)
     # Every page starts running now, a process per core, while MkDocs reads the others.
     pages = files.documentation_pages()
-    markdowns = [Path(file.abs_src_path).read_text(encoding="utf-8-sig") for file in pages]
-    plans = [
-        _plan(file.abs_src_path, meta.get_data(text)[0], config)
-        for file, text in zip(pages, markdowns, strict=True)
-    ]
+    texts = {
+        file.src_uri: Path(file.abs_src_path).read_text(encoding="utf-8-sig") for file in pages
+    }
+    plans = {
+        file.src_uri: _plan(file.abs_src_path, meta.get_data(texts[file.src_uri])[0], config)
+        for file in pages
+    }
+    to_run = list(plans)
     if incremental.active:
-        texts = {file.src_uri: text for file, text in zip(pages, markdowns, strict=True)}
         site = incremental.site_key(config, files, _source.sentence(), texts)
-        keys = {
-            file.src_uri: incremental.page_key(site, texts[file.src_uri], plan)
-            for file, plan in zip(pages, plans, strict=True)
-        }
-        changed = set(incremental.mark_changed(files, keys))
-        log.info(
-            "Writing %d of %d pages: those whose inputs changed", len(changed), len(keys)
-        )
-        page_run.prefetch(
-            plan for file, plan in zip(pages, plans, strict=True) if file.src_uri in changed
-        )
-    else:
-        page_run.prefetch(plans)
+        keys = {uri: incremental.page_key(site, texts[uri], plan) for uri, plan in plans.items()}
+        to_run = incremental.mark_changed(files, keys)
+        log.info("Writing %d of %d pages: those whose inputs changed", len(to_run), len(keys))
+    page_run.prefetch(plans[uri] for uri in to_run)
     if build_mode.serving:
-        page_run.forget_except(plan.key for plan in plans)
+        page_run.forget_except(plan.key for plan in plans.values())
     return files
 
 
@@ -177,12 +170,13 @@ def on_post_build(config: MkDocsConfig) -> None:
     log.debug("autograd-traced stages: %s", json.dumps(build_mode.stages))
     takeaways.write(config.site_dir, _downloads)
     _downloads.clear()
-    # The search plugin, listed before this hook, has written the index by now.
-    if incremental.active:
-        incremental.write_search_index(config)
+    # The search plugin, listed before this hook, has written the index by now (under serve
+    # --dirty, merged wrongly: the whole index is made again).
     index = Path(config.site_dir) / "search" / "search_index.json"
     try:
-        index.write_text(readable_index(index.read_text(encoding="utf-8")), encoding="utf-8")
+        whole = incremental.search_index(config) if incremental.active else None
+        text = whole if whole is not None else index.read_text(encoding="utf-8")
+        index.write_text(readable_index(text), encoding="utf-8")
     except MathTextError as error:
         fences.failures.add(f"search index: {error}")
     # Formulas are rendered as pages are written: reported once all are, anchors checked.

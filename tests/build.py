@@ -10,8 +10,7 @@ import io
 import logging
 import os
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
@@ -46,36 +45,34 @@ def build(
     `site_url` builds for that address, as `SITE_URL=...` in front of the command would.
     """
     address = {} if site_url is None else {"SITE_URL": site_url}
-    with _captured(quiet, verbose) as log:
+
+    def run() -> None:
         with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
         mkdocs_build(config)
-    return log.result
+
+    return _logged(run, quiet=quiet, verbose=verbose)
 
 
 def serve_build(root: Path, site_dir: Path, *, dirty: bool, first: bool) -> Build:
     """One build of `mkdocs serve [--dirty]`, in this process: the first one announces the
     command to the hooks (on_startup), as `mkdocs serve` does once; every one reads the config
     afresh, as each rebuild does, and builds for the same address."""
-    with _captured(quiet=False, verbose=False) as log:
+
+    def run() -> None:
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir))
         if first:
             config.plugins.on_startup(command="serve", dirty=dirty)
         mkdocs_build(config, serve_url=config.site_url, dirty=dirty)
-    return log.result
+
+    return _logged(run, quiet=False, verbose=False)
 
 
-class _Log:
-    def __init__(self) -> None:
-        self.text = io.StringIO()
-        self.result = Build(False, "")
-
-
-@contextmanager
-def _captured(quiet: bool, verbose: bool) -> Iterator[_Log]:
-    """Keep what MkDocs logs; an Abort (a strict build's failure) ends the build, not the test."""
-    log = _Log()
-    handler = logging.StreamHandler(log.text)
+def _logged(run: Callable[[], None], *, quiet: bool, verbose: bool) -> Build:
+    """Run a build, keeping what it logs; an Abort (a strict build's failure) ends the build,
+    not the test."""
+    log = io.StringIO()
+    handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     mkdocs_log = logging.getLogger("mkdocs")
     # What serve reports to the writer goes to the terminal beside MkDocs' log (build_mode).
@@ -84,17 +81,17 @@ def _captured(quiet: bool, verbose: bool) -> Iterator[_Log]:
     mkdocs_log.addHandler(handler)
     writer_log.addHandler(handler)
     mkdocs_log.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO)
-    ok = True
     try:
-        yield log
+        run()
+        ok = True
     except Abort as abort:
-        log.text.write(f"{abort}\n")
+        log.write(f"{abort}\n")
         ok = False
     finally:
         mkdocs_log.removeHandler(handler)
         writer_log.removeHandler(handler)
         mkdocs_log.setLevel(level)
-    log.result = Build(ok, log.text.getvalue())
+    return Build(ok, log.getvalue())
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ MkDocs' own dirty mode skips a page whose Markdown file is older than its HTML: 
 saved snippet, and the pages whose navigation changed, and Material's search index then keeps
 the entries of one page only. Here a page is keyed by content instead: its Markdown, its page
 run's key (snippets, diagrams, settings, torch release, this package's code) and the site's
-key (mkdocs.yml, the list of files, the hooks, the commit, KaTeX). MkDocs is told a page is
+key (mkdocs.yml, the list of files, the hooks and theme overrides, the commit, KaTeX, and
+the Markdown of any page whose navigation title comes from its heading). MkDocs is told a page is
 modified exactly when its key differs from the one of the HTML it wrote last. What a skipped
 page gave the build (its search entries, its anchors and its links to other pages' anchors)
 is kept from the build that wrote it, so the search index and the anchor checks are a full
@@ -183,15 +184,16 @@ def written(page: Page, config: MkDocsConfig) -> None:
     _written[page.file.src_uri] = done
 
 
-def write_search_index(config: MkDocsConfig) -> None:
-    """Write the index a full build writes: every page's entries, in the build's order.
+def search_index(config: MkDocsConfig) -> str | None:
+    """The index a full build writes: every page's entries, in the build's order (None without
+    the search plugin).
 
     Material merges a dirty build's entries into the last index assuming one page was
     written; this replaces what it wrote.
     """
     search = config.plugins.get(SEARCH_PLUGIN)
     if search is None:
-        return
+        return None
     index = type(search.search_index)(**search.search_index.config)  # type: ignore[attr-defined]
     index.entries = [  # _keys is in the build's order of pages
         entry
@@ -199,8 +201,7 @@ def write_search_index(config: MkDocsConfig) -> None:
         if src_uri in _written
         for entry in _written[src_uri].search_entries
     ]
-    path = Path(config.site_dir) / "search" / "search_index.json"
-    path.write_text(index.generate_search_index(None), encoding="utf-8")
+    return index.generate_search_index(None)
 
 
 def _page_url(entry: dict[str, Any]) -> str:
