@@ -222,13 +222,18 @@ def test_a_link_opens_its_step(site_url: str, recorder: Recorder) -> None:
     note = player.locator(".ag-tracer__fig .ag-tracer__graph-note").text_content()
     assert note == "The graph after this line: new graph of z: AddBackward0, MulBackward0."
 
-    # An in-page link: Material's instant navigation answers the change of fragment by
-    # loading the page afresh (no reload), so wait until it has swapped the content in.
+    # An in-page link: the player answers `hashchange` at once, then Material's instant
+    # navigation loads the page afresh (no reload) and swaps the content in, a few hundred ms
+    # later. Checked before the swap, the player could be detached mid-check: mark the content
+    # shown now, and wait until it has been replaced.
     steps = expected_players(ARTICLES[0])["trace-second-call-fails"]
     freeing = len(steps) - 1  # the first request: it frees, and the next one raises
-    page.evaluate(f"location.hash = '#trace-second-call-fails-line-{freeing}'")
-    page.wait_for_load_state("networkidle")
     failing = page.locator("#trace-second-call-fails")
+    failing.evaluate("root => { root.dataset.before = 'swap'; }")
+    page.evaluate(f"location.hash = '#trace-second-call-fails-line-{freeing}'")
+    page.wait_for_function(
+        "() => document.querySelector('#trace-second-call-fails:not([data-before])')?.dataset.live"
+    )
     check_step(failing, steps, freeing)
     note = failing.locator(".ag-tracer__fig .ag-tracer__graph-note").text_content() or ""
     assert note.startswith("The graph after this line: freed")
