@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import signal
 import threading
 import time
@@ -108,3 +110,44 @@ def test_a_child_asks_the_caller_and_gets_its_answer_or_its_error() -> None:
 
     with pytest.raises(fork_server.StepFailed, match="RuntimeError: not a number"):
         fork_server.shared().call(ask_twice, answers={"double": double})
+
+
+def spin(seconds: float, **_: object) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def nap(seconds: float, **_: object) -> None:
+    time.sleep(seconds)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_the_work_of_the_children_counts_as_this_processs_children_cpu() -> None:
+    # The benchmark's "cores used" reads it: children the server did not wait for would be
+    # missing from it.
+    before = children_cpu()
+    server = fork_server.ForkServer.start()
+    server.call(spin, 0.4)
+    server.call(spin, 0.4)
+    server.stop()
+    assert children_cpu() - before >= 0.75
+
+
+def test_stopping_does_not_hang_on_work_no_one_waits_for() -> None:
+    server = fork_server.ForkServer.start()
+
+    def call() -> None:
+        with contextlib.suppress(fork_server.ChildDied):  # its server is killed under it
+            server.call(nap, 3)
+
+    threading.Thread(target=call, daemon=True).start()
+    time.sleep(0.3)  # the child is napping
+    start = time.monotonic()
+    server.stop(timeout=0.5)
+    assert time.monotonic() - start < 2
+    assert not server.alive()

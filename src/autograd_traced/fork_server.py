@@ -14,6 +14,7 @@ work's result, or an exception that names the step that was running.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import pickle
@@ -107,10 +108,19 @@ class ForkServer:
         except ChildProcessError:
             return False
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close the server and wait for it; it waits for its children first. One still
+        running after `timeout` (work no caller is waiting for) has its server killed."""
         self._control.close()  # the server exits when its end reads nothing
-        if self.alive():
-            os.waitpid(self.pid, 0)
+        deadline = time.monotonic() + timeout
+        while self.alive():
+            if time.monotonic() > deadline:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(self.pid, 0)
+                return
+            time.sleep(0.01)
 
     def interrupt(self) -> list[str]:
         """Stop every child (Ctrl-C while waiting on several); the steps they were running."""
@@ -181,21 +191,33 @@ class ForkServer:
 
 def _serve(control: socket.socket) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to report
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # finished children are reaped for us
+    children: set[int] = set()
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1, 1)
+        _reap(children, block=not message)
         if not message:
             return
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:
             control.close()
-            # A child must see exit statuses again: subprocess needs them (Graphviz's dot).
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             try:
                 with socket.socket(fileno=fds[0]) as sock:
                     _work(_Channel(sock))
             finally:
                 os._exit(0)
+        children.add(pid)
         os.close(fds[0])
+
+
+def _reap(children: set[int], *, block: bool) -> None:
+    """Wait for the children that finished (all of them when `block`): a child waited for
+    adds its CPU time to this process's children's, so `getrusage` above sees the pages'
+    work (the benchmark's cores used), and none is left a zombie."""
+    for pid in list(children):
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, 0 if block else os.WNOHANG)[0] == 0:
+                continue
+        children.discard(pid)
 
 
 def _work(channel: _Channel) -> None:
@@ -234,6 +256,7 @@ def shared(preload: Callable[[], None] | None = None) -> ForkServer:
     with _shared_lock:
         if _shared is None or not _shared.alive():
             _shared = ForkServer.start(preload)
+            atexit.register(_shared.stop)  # waited for, with its children: their CPU is ours
         return _shared
 
 
