@@ -178,7 +178,9 @@ def on_post_build(config: MkDocsConfig) -> None:
         text = whole if whole is not None else index.read_text(encoding="utf-8")
         index.write_text(readable_index(text), encoding="utf-8")
     except MathTextError as error:
-        fences.failures.add(f"search index: {error}")
+        message = fences.failures.add(f"search index: {error}")
+        if build_mode.serving:
+            build_mode.report_to_writer(message, on_page=False)
     # Formulas are rendered as pages are written: reported once all are, anchors checked.
     if fences.failures.messages and not build_mode.serving:
         raise PluginError("\n\n".join(fences.failures.messages))

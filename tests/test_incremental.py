@@ -164,6 +164,16 @@ def test_a_failed_page_is_written_and_reported_on_every_rebuild(served: DirtySer
         assert served.rewritten() == {"pitfalls/index.html"}
 
 
+def test_a_formula_the_search_index_cannot_read_is_reported_to_the_writer(
+    served: DirtyServe,
+) -> None:
+    # KaTeX draws \nabla; the search index's reading of TeX as text does not know it.
+    served.edit("docs/computation-graphs.md", r"simply $L = -\log a$", r"simply $\nabla L$")
+    result = served.rebuild()
+    assert "search index:" in result.log and r"\nabla" in result.log, result.log
+    assert "shown on the page" not in result.log  # no page shows it
+
+
 def test_a_title_the_navigation_takes_from_a_page_writes_every_page(served: DirtyServe) -> None:
     served.edit("mkdocs.yml", "- 'Pitfalls, Run for Real': pitfalls.md", "- pitfalls.md")
     assert served.rebuild().ok

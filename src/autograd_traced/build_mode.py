@@ -49,6 +49,7 @@ if not _writer_log.handlers:
     _writer_log.addHandler(_handler)
 
 
-def report_to_writer(message: str) -> None:
-    """Under `mkdocs serve`: say what failed in the terminal; the page shows it too."""
-    _writer_log.error("%s\n(shown on the page; fix it and save: the page rebuilds)", message)
+def report_to_writer(message: str, *, on_page: bool = True) -> None:
+    """Under `mkdocs serve`: say what failed in the terminal (and whether the page shows it)."""
+    shown = "shown on the page; " if on_page else ""
+    _writer_log.error("%s\n(%sfix it and save: the site rebuilds)", message, shown)
