@@ -8,7 +8,7 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -63,17 +63,33 @@ def test_an_exception_in_the_work_is_reported_with_its_traceback() -> None:
     assert raised.value.where == "step one"
 
 
-def test_ctrl_c_names_the_step_that_was_running() -> None:
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
+@pytest.fixture
+def ctrl_c() -> Iterator[Callable[[float], threading.Timer]]:
+    """Press Ctrl-C on this process after a delay. Python raises KeyboardInterrupt for it
+    even when started with SIGINT ignored (as `cmd &` in a non-interactive shell starts it)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timers: list[threading.Timer] = []
+
+    def press(after: float) -> threading.Timer:
+        timers.append(threading.Timer(after, os.kill, (os.getpid(), signal.SIGINT)))
+        timers[-1].start()
+        return timers[-1]
+
     try:
-        with pytest.raises(fork_server.Interrupted, match=r"running snippets/slow\.pycon:2"):
-            fork_server.shared().call(sleep, 0.4)  # inside its 0.5 s limit
+        yield press
     finally:
-        timer.cancel()
+        for timer in timers:
+            timer.cancel()
+        signal.signal(signal.SIGINT, previous)
 
 
-def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path) -> None:
+def test_ctrl_c_names_the_step_that_was_running(ctrl_c) -> None:
+    ctrl_c(0.3)
+    with pytest.raises(fork_server.Interrupted, match=r"running snippets/slow\.pycon:2"):
+        fork_server.shared().call(sleep, 0.4)  # inside its 0.5 s limit
+
+
+def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path, ctrl_c) -> None:
     from autograd_traced import page_run
 
     (tmp_path / "snippets").mkdir()
@@ -83,14 +99,10 @@ def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path
         for name in ("one", "two")
     ]
     page_run.prefetch(plans)
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
+    ctrl_c(1.0)
     start = time.monotonic()
-    try:
-        with pytest.raises(fork_server.Interrupted) as raised:
-            page_run.run_page(plans[0])
-    finally:
-        timer.cancel()
+    with pytest.raises(fork_server.Interrupted) as raised:
+        page_run.run_page(plans[0])
     assert "snippets/slow.pycon:2 (used by docs/one.md:1)" in str(raised.value)
     assert time.monotonic() - start < 10
 
