@@ -8,6 +8,10 @@
   "use strict";
 
   const STEP = /^(.+)-line-(\d+)$/;
+  // Each player's line, by page and player: Material's instant navigation swaps in a fresh
+  // copy of the page when only the fragment changes, and the other players keep their line.
+  const lines = new Map();
+  const place = (root) => `${location.pathname}#${root.id}`;
 
   function element(tag, className, text) {
     const node = document.createElement(tag);
@@ -133,6 +137,7 @@
       next.setAttribute("aria-disabled", current === count - 1);
       last.setAttribute("aria-disabled", current === count - 1);
       root.dataset.current = current + 1;
+      lines.set(place(root), current);
       if (!push) return;
       const summary = step.querySelector(".ag-tracer__summary").textContent;
       const code = step.querySelector(".ag-tracer__code").textContent;
@@ -173,7 +178,8 @@
 
     const match = location.hash.slice(1).match(STEP);
     const opened = match && match[1] === root.id;
-    go(opened ? Number(match[2]) - 1 : 0, { push: false });
+    const kept = lines.get(place(root)) ?? 0;
+    go(opened ? Number(match[2]) - 1 : kept, { push: false });
     if (opened) root.scrollIntoView();
   }
 
