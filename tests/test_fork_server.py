@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import signal
 import threading
 import time
@@ -13,6 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from autograd_traced import fork_server
+from benchmarks.harness import children_cpu
 
 
 def set_and_read(key: str, *, report: Callable[[str, float], None], **_: object) -> str | None:
@@ -64,16 +64,15 @@ def test_an_exception_in_the_work_is_reported_with_its_traceback() -> None:
 
 
 @pytest.fixture
-def ctrl_c() -> Iterator[Callable[[float], threading.Timer]]:
+def ctrl_c() -> Iterator[Callable[[float], None]]:
     """Press Ctrl-C on this process after a delay. Python raises KeyboardInterrupt for it
     even when started with SIGINT ignored (as `cmd &` in a non-interactive shell starts it)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timers: list[threading.Timer] = []
 
-    def press(after: float) -> threading.Timer:
+    def press(after: float) -> None:
         timers.append(threading.Timer(after, os.kill, (os.getpid(), signal.SIGINT)))
         timers[-1].start()
-        return timers[-1]
 
     try:
         yield press
@@ -134,14 +133,9 @@ def nap(seconds: float, **_: object) -> None:
     time.sleep(seconds)
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def test_the_work_of_the_children_counts_as_this_processs_children_cpu() -> None:
-    # The benchmark's "cores used" reads it: children the server did not wait for would be
-    # missing from it.
+    # The benchmark's "cores used" reads this very figure: children the server did not wait
+    # for would be missing from it.
     before = children_cpu()
     server = fork_server.ForkServer.start()
     server.call(spin, 0.4)

@@ -211,8 +211,8 @@ def _serve(control: socket.socket) -> None:
 
 def _reap(children: set[int], *, block: bool) -> None:
     """Wait for the children that finished (all of them when `block`): a child waited for
-    adds its CPU time to this process's children's, so `getrusage` above sees the pages'
-    work (the benchmark's cores used), and none is left a zombie."""
+    adds its CPU time to this process's, and so to the build's and the benchmark's
+    `getrusage` (its cores used); and none is left a zombie."""
     for pid in list(children):
         with contextlib.suppress(ChildProcessError):
             if os.waitpid(pid, 0 if block else os.WNOHANG)[0] == 0:

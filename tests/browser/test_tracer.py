@@ -236,7 +236,7 @@ def test_a_link_opens_its_step(site_url: str, recorder: Recorder) -> None:
     )
     check_step(failing, steps, freeing)
     # The other player was swapped in afresh too, and kept its line.
-    check_step(page.locator("#trace-setup"), expected_players(ARTICLES[0])["trace-setup"], 8)
+    check_step(player, expected_players(ARTICLES[0])["trace-setup"], 8)
     note = failing.locator(".ag-tracer__fig .ag-tracer__graph-note").text_content() or ""
     assert note.startswith("The graph after this line: freed")
     failing.get_by_role("button", name="Next line", exact=True).click()
