@@ -11,9 +11,9 @@ import pytest
 from mkdocs.utils.yaml import yaml_load
 from sybil import Sybil
 
-from autograd_traced.page_run import Settings, start_processes
-from autograd_traced.sybil_snippets import SnippetFenceParser
-from autograd_traced.torch_import import import_torch
+from autograd_traced.running.pages import Settings, start_processes
+from autograd_traced.running.torch_import import import_torch
+from autograd_traced.testing.sybil_pages import SnippetFenceParser
 
 ROOT = Path(__file__).parent
 # The build's own settings (the time limit) come from mkdocs.yml, written once.

@@ -79,7 +79,7 @@ def preview(session: nox.Session) -> None:
     """Serve site/ as published (its path, its 404 page) on http://127.0.0.1:8000, offline."""
     require_system_packages(session, browser=False)
     install_project(session)
-    session.run("python", "-m", "autograd_traced.preview", *session.posargs, env=QUIET)
+    session.run("python", "-m", "autograd_traced.tools.preview", *session.posargs, env=QUIET)
 
 
 @nox.session
@@ -149,4 +149,4 @@ def lint(session: nox.Session) -> None:
     session.install("--no-deps", "-e", ".")  # for the snippet linter, without torch
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    session.run("python", "-m", "autograd_traced.lint_snippets")
+    session.run("python", "-m", "autograd_traced.tools.lint_snippets")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograd_traced.local_site import strict_build_command
+from autograd_traced.tools.local_site import strict_build_command
 from benchmarks.harness import PYTHON, ROOT, Samples, base_env, interleave, run, run_timed
 from benchmarks.scaled_site import ScaledSite
 
@@ -65,7 +65,7 @@ try:
 except SystemExit as exit_:
     if exit_.code not in (None, 0):
         raise
-from autograd_traced import fork_server  # pages run in its children, which import torch
+from autograd_traced.running import fork_server  # pages run in its children, which import torch
 print('TORCH_IMPORTED', 'torch' in sys.modules or fork_server.started())
 """
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograd_traced.build_mode import EXECUTE_VAR
+from autograd_traced.build.stages import EXECUTE_VAR
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable

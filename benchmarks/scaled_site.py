@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from autograd_traced.fence_grammar import executable_fences, snippet_files
-from autograd_traced.local_site import copy_site_sources
+from autograd_traced.fences.grammar import executable_fences, snippet_files
+from autograd_traced.tools.local_site import copy_site_sources
 
 PLAIN_CONFIG = "mkdocs-plain.yml"
 PLAIN_DOCS = "docs-plain"

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from autograd_traced.local_site import HOST, SERVE_ARGS
+from autograd_traced.tools.local_site import HOST, SERVE_ARGS
 from benchmarks.harness import PYTHON, BenchError, Samples, base_env, log
 from benchmarks.memory import TreeMemory, tree_memory
 from benchmarks.scaled_site import ScaledSite, edit_snippet

@@ -19,19 +19,15 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced import (
-    build_mode,
-    downloads,
-    fences,
-    html_whitespace,
-    incremental,
-    page_run,
-    provenance,
-    search_aside,
-    takeaways,
-)
-from autograd_traced.math import MathError, render_math
-from autograd_traced.search_text import MathTextError, exclude_tab_labels, readable_index
+from autograd_traced.build import incremental, provenance
+from autograd_traced.build import stages as build_mode
+from autograd_traced.fences import superfences as fences
+from autograd_traced.page_html import program_files as downloads
+from autograd_traced.page_html import search_aside, takeaways
+from autograd_traced.page_html import whitespace as html_whitespace
+from autograd_traced.page_html.katex import MathError, render_math
+from autograd_traced.page_html.search_index import MathTextError, exclude_tab_labels, readable_index
+from autograd_traced.running import pages as page_run
 
 log = logging.getLogger("mkdocs.hooks.executed_pages")
 _downloads: list[takeaways.Download] = []  # each article's script and notebook, written last

@@ -1,4 +1,4 @@
-"""MkDocs hook: the build-time HTML touches of autograd_traced.reader_markup."""
+"""MkDocs hook: the build-time HTML touches of autograd_traced.page_html.reader_markup."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from autograd_traced.reader_markup import (
+from autograd_traced.page_html.reader_markup import (
     break_table_code_at_dots,
     mark_tracebacks,
     name_search_dialog,

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from autograd_traced import provenance
-from tests import broken_copy, faked_clock
-from tests.build import Build, CommandBuild, build
-from tests.paths import ROOT
-from tests.serve_copy import ServeCopy
+from autograd_traced.build import provenance
+from tests.support import broken_copy, faked_clock
+from tests.support.build import Build, CommandBuild, build
+from tests.support.paths import ROOT
+from tests.support.serve_copy import ServeCopy
 
-HARNESS = Path(__file__).parent / "test_harness.py"
-SERVE = Path(__file__).parent / "test_serve.py"
-SITE_BUILD = Path(__file__).parent / "test_site_build.py"
+HARNESS = Path(__file__).parent / "site" / "test_harness.py"
+SERVE = Path(__file__).parent / "site" / "test_serve.py"
+SITE_BUILD = Path(__file__).parent / "site" / "test_site_build.py"
 STARTED = pytest.StashKey[broken_copy.Copies]()
 SERVING = pytest.StashKey[ServeCopy]()
 FAKED = pytest.StashKey[faked_clock.FakedClockBuild | None]()

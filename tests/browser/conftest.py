@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
 
-from autograd_traced.local_site import CHROMIUM, CHROMIUM_ARGS, HOST, serving
-from tests.build import build
-from tests.paths import ROOT
+from autograd_traced.tools.local_site import CHROMIUM, CHROMIUM_ARGS, HOST, serving
+from tests.support.build import build
+from tests.support.paths import ROOT
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()

@@ -15,7 +15,7 @@ from functools import partial
 import pytest
 from playwright.sync_api import Route
 
-from tests.transcripts import examples
+from tests.support.transcripts import examples
 
 from .conftest import Recorder
 from .test_pages_in_browser import PAGES, _slug

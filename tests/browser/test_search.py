@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_search_index import LEAF_DEFINITIONS
+from tests.support.paths import LEAF_DEFINITIONS
 
 from .conftest import Recorder
 

@@ -21,12 +21,12 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 
-from autograd_traced import fork_server
-from autograd_traced.fence_grammar import executable_fences
-from autograd_traced.graph import format_value
-from autograd_traced.player import player_id
-from autograd_traced.snippets import ExampleRun, Snippet, run_snippet
-from tests.paths import ARTICLES as PAGES_WITH_PROGRAMS
+from autograd_traced.drawing.graph import format_value
+from autograd_traced.drawing.player import player_id
+from autograd_traced.fences.grammar import executable_fences
+from autograd_traced.running import fork_server
+from autograd_traced.running.snippets import ExampleRun, Snippet, run_snippet
+from tests.support.paths import ARTICLES as PAGES_WITH_PROGRAMS
 
 from .conftest import Recorder
 

@@ -1,0 +1,138 @@
+"""A trace as HTML: an ordered list of steps that docs/javascripts/tracer.js makes a player.
+
+Without JavaScript (and in the search index) the trace reads as a sequence of steps: each line,
+what it changed, what it printed, and the graph where it changed. The script adds the controls
+and shows one step at a time with the whole state (docs/stylesheets/tracer.css lays it out).
+The markup has no blank line, so Markdown keeps it as one raw HTML block.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the tracer imports torch; a build without execution must not
+    from autograd_traced.drawing.tracer import Step, Trace, Variable
+
+
+def player_id(path: str) -> str:
+    """`trace-setup` for snippets/program/setup.pycon: a step's link reads `#trace-setup-line-8`."""
+    return "trace-" + PurePosixPath(path).stem.replace("_", "-")
+
+
+def render_player(trace: Trace, *, player_id: str, title: str) -> str:
+    count = len(trace.steps)
+    return "\n".join(
+        [
+            f'<div class="ag-tracer" id="{player_id}" role="region"'
+            f' aria-label="Step through {escape(title)}" data-lines="{count}">',
+            f'<p class="ag-tracer__intro">Step through <code>{escape(title)}</code>: after each'
+            f" of its {count} lines, what changed, what it printed and the autograd graph.</p>",
+            *_start(trace),
+            '<ol class="ag-tracer__steps">',
+            *(_step(step, trace, player_id, count) for step in trace.steps),
+            "</ol>",
+            "</div>",
+        ]
+    )
+
+
+def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
+    classes = "ag-tracer__step is-error" if step.raised else "ag-tracer__step"
+    parts = [
+        f'<li class="{classes}" id="{player_id}-line-{step.number}"'
+        f' data-graph="{step.graph_at.anchor if step.graph_at else ""}">',
+        # The transcript above is indexed already: the search index keeps each step's summary.
+        f'<div class="ag-tracer__code" data-search-exclude><code>{_pre(step.source)}</code></div>',
+        '<div class="ag-tracer__state">',
+        f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
+        '<ul class="ag-tracer__vars" data-search-exclude>',
+        *(_variable(v, changed=True) for v in step.variables if v.name in step.changed),
+        *(
+            f'<li class="ag-tracer__var is-changed is-removed" data-name="{escape(name)}">'
+            f'<code class="ag-tracer__name">{escape(name)}</code> deleted</li>'
+            for name in step.removed
+        ),
+        "</ul>",
+        "</div>",
+    ]
+    if step.output:
+        parts.append(
+            f'<div class="ag-tracer__printed{" is-error" if step.raised else ""}">'
+            '<p class="ag-tracer__label">'
+            f"Line {step.number} printed:</p>"
+            f'<div class="ag-tracer__text"><code>{_pre(step.output.rstrip())}</code></div></div>'
+        )
+    parts.append(f'<p class="ag-tracer__graph-note">{_graph_note(step, player_id)}</p>')
+    drawing = trace.drawings.get(step.number)
+    if drawing is not None:
+        # The note above says what the graph did; its labels would only clutter the index.
+        parts.append(f'<figure class="ag-tracer__graph" data-search-exclude>\n{drawing}\n</figure>')
+    parts.append("</li>")
+    return "\n".join(parts)
+
+
+def _graph_note(step: Step, player_id: str) -> str:
+    """What the graph did at this line, and where it is drawn when not right here."""
+    where = step.graph_at
+    if where is None:
+        return "No graph yet: no operation on a tensor that requires grad has run."
+    if where.anchor == f"{player_id}-line-{step.number}":
+        changes = "; ".join(step.graph_changes) or "as the lines above left it"
+        return f"The graph after this line: {escape(changes)}."
+    other = "" if where.anchor.startswith(f"{player_id}-line-") else f" of {escape(where.title)}"
+    link = f'<a href="#{where.anchor}">line {where.line}{other}</a>'
+    if step.graph_changes:
+        changes = escape("; ".join(step.graph_changes))
+        return f"The graph after this line: {changes}. It looks as at {link}."
+    return f"The graph is as after {link}."
+
+
+def _start(trace: Trace) -> list[str]:
+    """What the program held before the first line; each step then lists only what changed.
+
+    Left out of the search index, which gets the steps themselves, not a snapshot before them.
+    """
+    if not trace.start:
+        return []
+    return [
+        '<div class="ag-tracer__start" data-search-exclude>',
+        '<p class="ag-tracer__summary">Before line 1, the program holds:</p>',
+        '<ul class="ag-tracer__vars">',
+        *(_variable(v, changed=False) for v in trace.start),
+        "</ul>",
+        "</div>",
+    ]
+
+
+def _summary(step: Step) -> str:
+    if step.raised:
+        error = step.output.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
+        return f"It raised {escape(error)}: the program stops here."
+    names = (*step.changed, *step.removed)
+    if not names:
+        return "Nothing changed."
+    return "Changed: " + ", ".join(f"<code>{escape(name)}</code>" for name in names) + "."
+
+
+def _variable(variable: Variable, *, changed: bool) -> str:
+    cells = [f'<code class="ag-tracer__name">{escape(variable.name)}</code>']
+    cells.append(f'<span class="ag-tracer__value">{escape(variable.value)}</span>')
+    if variable.tensor:
+        cells += [
+            f"<span>requires_grad={variable.requires_grad}</span>",
+            f"<span>is_leaf={variable.is_leaf}</span>",
+            f"<span>grad_fn={escape(variable.grad_fn)}</span>",
+            f"<span>.grad={escape(variable.grad)}</span>",
+        ]
+    if changed:
+        cells.append('<strong class="ag-tracer__tag">changed</strong>')
+    css = "ag-tracer__var is-changed" if changed else "ag-tracer__var"
+    return f'<li class="{css}" data-name="{escape(variable.name)}">{" ".join(cells)}</li>'
+
+
+def _pre(text: str) -> str:
+    # Newlines as character references: an empty line would end Markdown's raw HTML block.
+    # (Not <pre><code>: Material would give every line and output its own copy button.)
+    return escape(text).replace("\n", "&#10;")

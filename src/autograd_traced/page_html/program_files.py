@@ -1,0 +1,189 @@
+"""A page's program in the forms a reader takes away: the copied console code, a script, a notebook.
+
+Pure functions over `Cell`s, one per executed `>>>` example in page order, grouped in one tuple
+per console block. They only read what the build printed; nothing here runs code.
+
+- `console_code`: what the copy button gives, the code only, as the Python console takes it.
+- `script_text`: a `.py` file that runs to the end: an echoed value is printed, the expected
+  error is caught and printed.
+- `notebook_json`: a Jupyter notebook carrying the build's outputs; the expected error's cell
+  is tagged `raises-exception`, so the notebook executes to the end.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import codeop
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import nbformat
+
+from autograd_traced.running.snippets import ExampleRun
+
+# How snippets.run_snippet shows an expected error after what the example printed before it.
+TRACEBACK_HEADER = "Traceback (most recent call last):\n  ...\n"
+RAISES_TAG = "raises-exception"  # nbclient and Jupyter go on after a cell with this tag fails
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One `>>>` example as the build ran it."""
+
+    snippet: str  # the .pycon file it comes from
+    source: str  # the code after the prompts
+    output: str  # what it printed, the console's echo of a value included
+    error: str | None = None  # an expected exception, as its last line: "RuntimeError: ..."
+
+    @property
+    def echoes(self) -> bool:
+        """The console printed the value of an expression (not what a print() call wrote)."""
+        if self.error is not None or not self.output:
+            return False
+        last = _last_statement(self.source)
+        return isinstance(last, ast.Expr) and not _is_print(last.value)
+
+
+Console = tuple[Cell, ...]  # one console block of the page
+
+
+def cells_from_runs(snippet: str, runs: Sequence[ExampleRun]) -> Console:
+    """The cells of one console block, from the runner's results (or the stored transcript)."""
+    cells = []
+    for run in runs:
+        if run.example.exc_msg is None:
+            cells.append(Cell(snippet, run.source, run.output))
+        else:
+            printed, _, error = run.output.partition(TRACEBACK_HEADER)
+            cells.append(Cell(snippet, run.source, printed, error.rstrip("\n")))
+    return tuple(cells)
+
+
+def console_code(console: Console) -> str:
+    """The block's code without prompts or outputs, ready to paste into `python` (or a file).
+
+    The console runs a compound statement once it reads an empty line, so one follows it.
+    """
+    lines = []
+    for cell in console:
+        source = cell.source.rstrip("\n")
+        lines.append(source)
+        if codeop.compile_command(source, symbol="single") is None:
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def script_text(title: str, consoles: Sequence[Console], torch_version: str) -> str:
+    """The page's program as a script that runs to the end and prints what the page shows."""
+    parts = [
+        f'"""{title}: the program of this page, as a script.\n\n'
+        f"Generated when the site was built, from the page's console blocks in page order.\n"
+        f"It prints what the page shows (PyTorch {torch_version}); the error the page\n"
+        f'explains is caught and printed, so the script runs to the end."""\n'
+    ]
+    for console in consoles:
+        body = "\n".join(_script_lines(cell) for cell in console)
+        parts.append(f"# {console[0].snippet}\n{body}\n")
+    return "\n".join(parts)
+
+
+def notebook_json(title: str, consoles: Sequence[Console], torch_version: str) -> str:
+    """The page's program as a notebook, with the build's outputs in it."""
+    v4 = nbformat.v4
+    intro = (
+        f"# {title}\n\nThe program of this page, generated when the site was built, with the "
+        f"outputs it printed then (PyTorch {torch_version}). The cell tagged "
+        f"`{RAISES_TAG}` raises the error the page explains."
+    )
+    cells = [v4.new_markdown_cell(intro)]
+    count = 0
+    for console in consoles:
+        cells.append(v4.new_markdown_cell(f"From `{console[0].snippet}`"))
+        for group in _notebook_groups(console):
+            count += 1
+            cells.append(_code_cell(group, count))
+    for index, cell in enumerate(cells):
+        cell.id = f"cell-{index}"  # nbformat draws random ids: builds must be reproducible
+    notebook = v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+    )
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook)
+
+
+def _script_lines(cell: Cell) -> str:
+    source = cell.source.rstrip("\n")
+    if cell.error is not None:
+        name = cell.error.partition(":")[0]
+        caught = name if isinstance(getattr(builtins, name, None), type) else "Exception"
+        return (
+            "try:\n"
+            + "".join(f"    {line}\n" for line in source.split("\n"))
+            + f"except {caught} as error:  # expected: the page explains this error\n"
+            + '    print(f"{type(error).__name__}: {error}")'
+        )
+    if not cell.echoes:
+        return source
+    # The console echoes the value of an expression; a script has to print it.
+    expression = _last_statement(source)
+    assert expression is not None
+    lines = source.split("\n")
+    start, end = expression.lineno - 1, (expression.end_lineno or expression.lineno) - 1
+    before = "\n".join(lines[:start])
+    head = lines[start][: expression.col_offset]
+    text = ast.get_source_segment(source, expression)
+    tail = lines[end][expression.end_col_offset :]
+    printed = f"{head}print({text}){tail}"
+    return f"{before}\n{printed}" if before else printed
+
+
+def _notebook_groups(console: Console) -> list[Console]:
+    """Consecutive cells up to one that printed: a notebook shows only a cell's last value."""
+    groups: list[list[Cell]] = [[]]
+    for cell in console:
+        groups[-1].append(cell)
+        if cell.output or cell.error is not None:
+            groups.append([])
+    return [tuple(group) for group in groups if group]
+
+
+def _code_cell(group: Console, count: int) -> Any:
+    v4 = nbformat.v4
+    last = group[-1]
+    outputs = []
+    if last.echoes:
+        outputs.append(
+            v4.new_output(
+                "execute_result",
+                data={"text/plain": last.output.rstrip("\n")},
+                execution_count=count,
+            )
+        )
+    elif last.output:
+        outputs.append(v4.new_output("stream", name="stdout", text=last.output))
+    metadata = {}
+    if last.error is not None:
+        name, _, value = last.error.partition(": ")
+        outputs.append(
+            v4.new_output("error", ename=name, evalue=value, traceback=last.error.split("\n"))
+        )
+        metadata["tags"] = [RAISES_TAG]
+    source = "\n".join(cell.source.rstrip("\n") for cell in group)
+    return v4.new_code_cell(source, execution_count=count, outputs=outputs, metadata=metadata)
+
+
+def _last_statement(source: str) -> ast.stmt | None:
+    body = ast.parse(source).body
+    return body[-1] if body else None
+
+
+def _is_print(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    )

@@ -1,0 +1,121 @@
+"""What a page lets the reader take away, wired into the built HTML and the site's files.
+
+- Each console block's copy button copies the code only: Material copies the `data-copy`
+  attribute of the nearest ancestor that has one, instead of the block's visible text.
+- Each block's title, the snippet's path, links to the snippet file, published with the site.
+- An article (a page with console blocks, not the home page) offers its program as a script
+  and a notebook (`downloads`), written next to the page's HTML and linked under its title.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path, PurePosixPath
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from autograd_traced.page_html.program_files import (
+    Console,
+    console_code,
+    notebook_json,
+    script_text,
+)
+
+SNIPPETS = "snippets"
+# A console block as pymdownx.highlight renders it, titled with its snippet's path.
+CONSOLE_BLOCK_RE = re.compile(
+    r'<div class="highlight"(?P<attrs>[^>]*)><span class="filename">'
+    r"(?P<path>snippets/[^<]+\.pycon)</span>"
+)
+FIRST_HEADING_END_RE = re.compile(r"</h1>")
+
+
+class TakeawayError(Exception):
+    """The page's console blocks do not match the snippets that ran for it."""
+
+
+@dataclass(frozen=True)
+class Download:
+    path: str  # relative to the site directory
+    text: str
+
+
+def publish_snippets(files: Files, config: MkDocsConfig) -> Files:
+    """Serve every snippet file with the site, at its path in the repository."""
+    root = Path(config.config_file_path).parent
+    for path in sorted((root / SNIPPETS).rglob("*.pycon")):
+        src_uri = path.relative_to(root).as_posix()
+        files.append(File.generated(config, src_uri, abs_src_path=str(path)))
+    return files
+
+
+def add_to_page(
+    page_html: str, page: Page, files: Files, consoles: Sequence[Console], *, downloads: bool
+) -> tuple[str, list[Download]]:
+    """The page's HTML with copy texts, snippet links and, if `downloads`, download links;
+    and the downloads. (The lab and the pitfalls run many small programs, not one.)"""
+    page_html = _decorate_consoles(page_html, page, files, consoles)
+    if not consoles or not downloads:
+        return page_html, []
+    stem = PurePosixPath(page.file.src_uri).stem
+    folder = PurePosixPath(page.file.dest_uri).parent
+    torch_version = version("torch")
+    title = page.title or stem
+    downloads = [
+        Download(str(folder / f"{stem}.py"), script_text(title, consoles, torch_version)),
+        Download(str(folder / f"{stem}.ipynb"), notebook_json(title, consoles, torch_version)),
+    ]
+    links = (
+        '<p class="autograd-downloads" data-search-exclude="downloads">'
+        "Run this page's program yourself: "
+        f'<a href="{stem}.py" download>{stem}.py</a> (script) or '
+        f'<a href="{stem}.ipynb" download>{stem}.ipynb</a> (Jupyter notebook), '
+        "with the outputs shown here.</p>"
+    )
+    page_html, found = FIRST_HEADING_END_RE.subn(lambda _: f"</h1>\n{links}", page_html, count=1)
+    if not found:
+        raise TakeawayError(f"{page.file.src_uri}: no title (h1) to put the download links under")
+    return page_html, downloads
+
+
+def write(site_dir: str, downloads: Sequence[Download]) -> None:
+    for download in downloads:
+        target = Path(site_dir) / download.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(download.text, encoding="utf-8")
+
+
+def _decorate_consoles(
+    page_html: str, page: Page, files: Files, consoles: Sequence[Console]
+) -> str:
+    remaining = list(consoles)
+
+    def decorate(match: re.Match[str]) -> str:
+        path = match.group("path")
+        if not remaining or remaining[0][0].snippet != path:
+            raise TakeawayError(
+                f"{page.file.src_uri}: console block {path} is not the next snippet that ran "
+                f"({remaining[0][0].snippet if remaining else 'none left'})"
+            )
+        code = console_code(remaining.pop(0))
+        snippet = files.get_file_from_path(path)
+        if snippet is None:
+            raise TakeawayError(f"{page.file.src_uri}: {path} is not published with the site")
+        href = snippet.url_relative_to(page.file)
+        return (
+            f'<div class="highlight"{match.group("attrs")} data-copy="{html.escape(code)}">'
+            f'<span class="filename"><a href="{href}">{path}</a></span>'
+        )
+
+    page_html = CONSOLE_BLOCK_RE.sub(decorate, page_html)
+    if remaining:
+        raise TakeawayError(
+            f"{page.file.src_uri}: {len(remaining)} snippets ran without a console block"
+        )
+    return page_html

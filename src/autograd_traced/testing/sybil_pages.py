@@ -1,0 +1,82 @@
+"""Sybil parser: each executable fence of a Markdown page becomes one pytest item.
+
+The fences are found by the one fence grammar and checked by the same page run as the build:
+the first item of a page runs the whole page in a process of its own (as the build does),
+and each item reports its own fence's result. Running one item alone (`-k`) runs the same
+page the same way, so it gives the same result as the full run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sybil import Document, Example, Region
+
+from autograd_traced.fences.grammar import executable_fences
+from autograd_traced.running.pages import PagePlan, Settings, plan_page, run_page
+from autograd_traced.running.snippets import Snippet, write_updates
+
+_RUN_KEY = "__page_run__"  # the page's run, in the Sybil document's namespace
+
+
+@dataclass(frozen=True)
+class PageFence:
+    plan: PagePlan
+    index: int  # which of the page's executable fences this item checks
+
+    @property
+    def label(self) -> str:
+        return self.plan.fences[self.index].fence.label
+
+
+@dataclass
+class ExecutionLog:
+    """What the test session executed, for the summary and the zero-examples guard."""
+
+    snippets: int = 0
+    examples: int = 0
+    updated: list[str] = field(default_factory=list)  # files --update-examples rewrote
+
+
+class SnippetFenceParser:
+    """`settings.update` rewrites the expected outputs in place instead of failing on them.
+
+    Each parser keeps its own log, so a pytest run nested in another (the harness tests the
+    tests on a copy of the site) does not add to the outer run's counts.
+    """
+
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.root = root
+        self.settings = settings or Settings()
+        self.executed = ExecutionLog()
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        page = Path(document.path).relative_to(self.root).as_posix()
+        plan = plan_page(self.root, page, document.text, self.settings)
+        for index, fence in enumerate(executable_fences(document.text)):
+            yield Region(fence.start, fence.end, PageFence(plan, index), self.evaluate)
+
+    def evaluate(self, example: Example) -> str | None:
+        item: PageFence = example.parsed
+        if _RUN_KEY not in example.namespace:  # the page's first item runs it, for all
+            example.namespace[_RUN_KEY] = run_page(item.plan)
+        result = example.namespace[_RUN_KEY].results[item.index]
+        if result.skipped:
+            pytest.skip(f"{item.label}: {result.skipped}")
+        if result.error:
+            return result.error
+        if result.language == "pycon":
+            self.executed.snippets += 1
+            self.executed.examples += len(result.runs)
+            if item.plan.settings.update:
+                self._write_updates(item, result.runs)
+        return None
+
+    def _write_updates(self, item: PageFence, runs: tuple) -> None:  # type: ignore[type-arg]
+        planned = item.plan.fences[item.index]
+        snippet = Snippet.parse(planned.fence.options["file"], planned.source, page=planned.where)
+        if write_updates(self.root, snippet, list(runs)):
+            self.executed.updated.append(snippet.path)

@@ -1,0 +1,117 @@
+"""What the tests, the benchmark and the preview share to work on the site: copy its sources,
+the strict build command, serve a built copy on 127.0.0.1, and the Chromium that loads it
+offline.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http import HTTPStatus
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+HOST = "127.0.0.1"
+# `mkdocs serve` as `nox -s serve` runs it: with --dirty, a rebuild writes only the pages whose
+# inputs changed (build.incremental). noxfile.py spells it out (it cannot import this).
+SERVE_ARGS = ("serve", "--dirty")
+
+# What a copy of the site needs to build and test its snippets; site/, .git, .nox stay behind.
+SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
+
+# Debian's Chromium, never a Playwright download; CHROMIUM points elsewhere.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Without the background-networking flags, Chromium tries Google's hosts at every start.
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+def copy_site_sources(root: Path, destination: Path) -> Path:
+    destination.mkdir(parents=True)
+    for name in SITE_SOURCES:
+        source = root / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(source, destination / name, ignore=ignore)
+        else:
+            shutil.copy2(source, destination / name)
+    return destination
+
+
+def strict_build_command(site_dir: Path) -> list[str]:
+    """`mkdocs build --strict` into `site_dir`, with this Python; run it from the site's root."""
+    return build_command(site_dir, "--strict")
+
+
+def build_command(site_dir: Path, *flags: str) -> list[str]:
+    """`mkdocs build FLAGS` into `site_dir`, with this Python; run it from the site's root."""
+    return [sys.executable, "-m", "mkdocs", "build", *flags, "--site-dir", str(site_dir)]
+
+
+class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a built site as a static host (GitHub Pages) does: under the path prefix of its
+    address, with the site's 404.html (status 404) for any path it does not have, and no
+    folder listings."""
+
+    prefix = "/"
+
+    def send_head(self) -> BinaryIO | None:
+        if not (urlsplit(self.path).path + "/").startswith(self.prefix):
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
+        return super().send_head()  # a directory without its "/" is redirected to it
+
+    def translate_path(self, path: str) -> str:
+        inside = urlsplit(path).path.removeprefix(self.prefix.rstrip("/"))
+        return super().translate_path(inside or "/")
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        self.send_error(HTTPStatus.NOT_FOUND)  # a static host lists no folder
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != HTTPStatus.NOT_FOUND or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(code, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serving(directory: Path, prefix: str = "/", port: int = 0) -> Iterator[str]:
+    """Serve `directory` at `prefix` on `port` (0: a free one) of 127.0.0.1, as a static host
+    would (`_StaticHostHandler`); yields the base URL."""
+    handler_class = type("Handler", (_StaticHostHandler,), {"prefix": prefix})
+    handler = functools.partial(handler_class, directory=str(directory))
+    server = http.server.ThreadingHTTPServer((HOST, port), handler)
+    server.daemon_threads = True
+    # Polled for shutdown every 50 ms rather than 0.5 s: stopping costs a test no wait.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://{HOST}:{server.server_port}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,34 @@
+"""Writers using `mkdocs serve`: it starts with a broken snippet, shows the failure on the
+page while it keeps serving, and recovers when the file is fixed, without a restart."""
+
+from __future__ import annotations
+
+from autograd_traced.tools.local_site import SERVE_ARGS
+from tests.support.paths import ROOT
+from tests.support.serve_copy import BROKEN_SNIPPET, ServeCopy
+
+PAGE = "computing-gradients/"
+
+
+def test_serve_shows_a_broken_snippet_on_the_page_and_recovers(serve_copy: ServeCopy) -> None:
+    served = serve_copy.wait_until_serving()
+    assert f"ERROR   -  {BROKEN_SNIPPET}:2 (used by docs/computing-gradients.md" in serve_copy.log()
+    html = serve_copy.get(PAGE)
+    assert 'class="admonition failure autograd-failure" role="alert"' in html
+    assert f"{BROKEN_SNIPPET}:2 (used by docs/computing-gradients.md" in html
+    assert "-w1.grad = -0.0898   b.grad = -0.0818" in html  # the diff, on the page
+    assert serve_copy.get("") and "autograd-failure" not in serve_copy.get("")  # other pages
+
+    serve_copy.fix()
+    fixed = serve_copy.wait_for("Reloading browsers", after=served)
+    # --dirty: the rebuild wrote the page whose snippet was saved, no other.
+    assert "Writing 1 of " in serve_copy.log()[served:fixed]
+    html = serve_copy.get(PAGE)
+    assert "autograd-failure" not in html
+    assert "w1.grad = -0.0898   b.grad = -0.0817" in html
+
+
+def test_nox_serves_the_way_this_test_does() -> None:
+    # noxfile.py cannot import SERVE_ARGS (it runs before the project is installed).
+    command = ", ".join(f'"{arg}"' for arg in ("mkdocs", *SERVE_ARGS))
+    assert command in (ROOT / "noxfile.py").read_text(encoding="utf-8")

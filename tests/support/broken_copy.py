@@ -1,0 +1,242 @@
+"""Copies of the site with extra pages, for tests/test_harness.py.
+
+- The passing copy adds pages that must pass: fences written in every form the grammar
+  accepts, two pages that each try to leak process-wide state into the other, and printed
+  markup. The real `mkdocs build --strict` builds it; its real pages must match the
+  repository's own build byte for byte (tests/test_site_build.py checks that), though made in
+  another process and folder.
+- The broken copy adds those and one page per kind of break, derived from the real pages:
+  the real `mkdocs build -q` (quiet, not strict: the hardest case) must fail on every one,
+  and so must its snippet tests, each naming the page, the snippet and the line.
+- The links copy adds a page with a broken link, anchor and formula (strict mode's own
+  checks, which a failed fence would stop before they run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.support.build import CommandBuild, copy_site_sources
+
+SETUP = "snippets/program/setup.pycon"
+PHASE1 = "snippets/computing_gradients/phase1_grad.pycon"
+WRONG_OUTPUT = "snippets/broken/wrong_output.pycon"
+NO_LONGER_RAISES = "snippets/broken/no_longer_raises.pycon"
+RAISES = "snippets/broken/raises.pycon"
+MISSING = "snippets/broken/nope.pycon"
+UNPARSABLE = "snippets/broken/unparsable.pycon"
+BAD_REPR = "snippets/broken/bad_repr.pycon"
+EXITS = "snippets/broken/exits.pycon"
+KILLS = "snippets/broken/kills.pycon"
+ENDLESS = "snippets/broken/endless.pycon"
+BAD_DOT = "docs/diagrams/broken-syntax.dot"
+NO_ALT = "docs/diagrams/broken-no-alt.dot"
+MARKUP = "snippets/broken/markup.pycon"  # not a break: printed markup must show as text
+ISOLATION = "snippets/broken/isolation.pycon"  # not a break: run by two pages, both pass
+
+
+def run(options: str) -> str:
+    """The info string of a pycon fence that executes."""
+    return f'pycon exec="on" {options}'
+
+
+# Each page -> the info strings of its fences, in order.
+BROKEN = {
+    "wrong-output.md": [
+        run(f'file="{SETUP}"'),
+        run(f'file="{PHASE1}"'),
+        run(f'file="{WRONG_OUTPUT}"'),
+        run('file="snippets/computing_gradients/untracked_input.pycon"'),  # skipped
+    ],
+    "no-longer-raises.md": [run(f'file="{SETUP}"'), run(f'file="{NO_LONGER_RAISES}"')],
+    "raises.md": [run(f'file="{SETUP}"'), run(f'file="{RAISES}"')],
+    "missing.md": [run(f'file="{MISSING}"')],
+    "typo.md": [run(f'file="{SETUP}" sesion="typo"')],
+    "unparsable.md": [run(f'file="{UNPARSABLE}"')],
+    "bad-repr.md": [run(f'file="{BAD_REPR}" trace="on"')],
+    "bad-diagrams.md": [
+        f'diagram exec="on" file="{BAD_DOT}"',
+        f'diagram exec="on" file="{NO_ALT}"',
+    ],
+    "exits.md": [run(f'file="{EXITS}"')],
+    "kills.md": [run(f'file="{KILLS}"')],
+    "endless.md": [run(f'file="{ENDLESS}" timeout="1"')],
+    "misspelt.md": [
+        f'pycon exce="on" file="{SETUP}"',
+        run(f'file="{SETUP}" trace="yes"'),
+        run(""),  # no file
+        'diagram exce="on" file="docs/diagrams/debugging-order.dot"',  # the page's last fence
+    ],
+    "unquoted.md": [f"pycon exec=on file={SETUP}"],
+}
+
+PASSING = {
+    "markup.md": [run(f'file="{MARKUP}"')],
+    "isolation-a.md": [run(f'file="{ISOLATION}"')],
+    "isolation-z.md": [run(f'file="{ISOLATION}"')],
+}
+FENCE_FORMS_PAGE = "fence-forms.md"  # must pass: every form of fence runs, in build and tests
+FENCE_FORMS = f"""# Fences in every form
+
+~~~pycon exec="on" file="{SETUP}"
+~~~
+
+````pycon exec="on" file="snippets/computing_gradients/phase1_grad.pycon"
+````
+
+!!! note "Inside an admonition"
+    ```pycon exec="on" file="snippets/computing_gradients/phase2_backward.pycon"
+    ```
+
+=== "Inside a tab"
+
+    ```autograd-graph exec="on" of="loss" direction="backward"
+    ```
+
+1. Inside a list:
+
+    ```diagram exec="on" file="docs/diagrams/debugging-order.dot"
+    ```
+
+````markdown
+A fence shown inside a longer one is text, never run:
+```pycon exec="on" file="{MISSING}"
+```
+````
+"""
+LINKS_PAGE = "links.md"
+LINKS = "[gone](nowhere.md), [no anchor](computing-gradients.md#no-anchor), $\\frac{1}$"
+
+ISOLATION_SNIPPET = """\
+>>> import os, random, sys, warnings
+>>> import numpy
+>>> import torch
+>>> print(torch.get_default_dtype(), torch.get_default_device(), torch.is_grad_enabled())
+torch.float32 cpu True
+>>> print(torch.is_anomaly_enabled(), torch.are_deterministic_algorithms_enabled())
+False False
+>>> print(torch.tensor(1 / 3), torch.get_num_threads() > 1 or os.cpu_count() == 1)
+tensor(0.3333) True
+>>> print(os.path.basename(os.getcwd()), os.environ.get("LEAK"), "/leak" in sys.path)
+repo None False
+>>> print(hasattr(torch, "leaked"), "leaked_module" in sys.modules)
+False False
+>>> print(any(f[0] == "error" for f in warnings.filters))
+False
+>>> print(f"{torch.rand(1).item():.4f} {random.random():.4f} {numpy.random.rand():.4f}")
+0.4963 0.8444 0.5488
+>>> torch.set_default_dtype(torch.float64)
+>>> torch.set_default_device("meta")
+>>> _ = torch.set_grad_enabled(False)
+>>> torch.set_printoptions(precision=8)
+>>> _ = torch.autograd.set_detect_anomaly(True)
+>>> torch.use_deterministic_algorithms(True)
+>>> torch.set_num_threads(1)
+>>> _ = torch.manual_seed(1234)
+>>> os.chdir("/")
+>>> os.environ["LEAK"] = "1"
+>>> sys.path.insert(0, "/leak")
+>>> torch.leaked = True
+>>> sys.modules["leaked_module"] = sys
+>>> warnings.simplefilter("error")
+"""
+
+
+def make_passing(destination: Path) -> Path:
+    """Copy the site's sources to `destination` and add the passing pages; returns the copy."""
+    root = copy_site_sources(destination)
+    _add_passing(root)
+    return root
+
+
+def make_links(destination: Path) -> Path:
+    root = copy_site_sources(destination)
+    (root / "docs" / LINKS_PAGE).write_text(f"# {LINKS_PAGE}\n\n{LINKS}\n")
+    return root
+
+
+def make_broken(destination: Path) -> Path:
+    """Copy the site's sources to `destination` and add every page; returns the copy."""
+    root = copy_site_sources(destination)
+    _add_passing(root)
+    derive(
+        root,
+        "computing_gradients/phase2_backward",
+        WRONG_OUTPUT,
+        "b.grad = -0.0817",
+        "b.grad = -0.0818",
+    )
+    derive(
+        root,
+        "computation_graphs/second_call_fails",
+        NO_LONGER_RAISES,
+        "grad(loss, b)  #",
+        "grad(loss, b, retain_graph=True)  #",
+    )
+    derive(
+        root,
+        "computation_graphs/nothing_saved",
+        RAISES,
+        ">>> grad(s, b)\n",
+        ">>> raise ValueError('snippet broke')\n>>> grad(s, b)\n",
+    )
+    write(root, UNPARSABLE, ">>> x = 1\n>>>print(x)\n1\n")
+    write(
+        root,
+        BAD_REPR,
+        ">>> class Opaque:\n...     def __repr__(self):\n...         raise ValueError('no repr')\n"
+        ">>> opaque = Opaque()\n",
+    )
+    write(root, EXITS, ">>> x = 1\n>>> raise SystemExit(0)\n")
+    write(root, KILLS, ">>> import os\n>>> os._exit(0)\n")
+    write(root, ENDLESS, ">>> x = 1\n>>> while True:\n...     x += 1\n")
+    write(root, BAD_DOT, "// alt: A diagram with a syntax error.\ndigraph { a -> }\n")
+    write(root, NO_ALT, "digraph { a -> b }\n")
+    _write_pages(root, BROKEN)
+    return root
+
+
+def _add_passing(root: Path) -> None:
+    # Out of the nav, which would change the real pages' HTML; and known, so strict passes.
+    pages = "\n".join(f"  /{name}" for name in [*PASSING, FENCE_FORMS_PAGE, *BROKEN, LINKS_PAGE])
+    with (root / "mkdocs.yml").open("a") as config:
+        config.write(f"\nnot_in_nav: |\n{pages}\n")
+    write(root, ISOLATION, ISOLATION_SNIPPET)
+    markup = "<script>alert('x')</script>"
+    write(root, MARKUP, f'>>> print("{markup}")\n{markup}\n')
+    _write_pages(root, PASSING)
+    (root / "docs" / FENCE_FORMS_PAGE).write_text(FENCE_FORMS)
+
+
+def _write_pages(root: Path, pages: dict[str, list[str]]) -> None:
+    for name, fences in pages.items():
+        body = "\n\n".join(f"```{info}\n```" for info in fences)
+        (root / "docs" / name).write_text(f"# {name}\n\n{body}\n")
+
+
+def write(root: Path, path: str, text: str) -> None:
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text)
+
+
+def derive(root: Path, source: str, target: str, old: str, new: str) -> None:
+    """Write `target`: the snippet `snippets/<source>.pycon` with `old` replaced by `new`."""
+    text = (root / "snippets" / f"{source}.pycon").read_text()
+    assert old in text, f"{old!r} not in {source}"
+    write(root, target, text.replace(old, new, 1))
+
+
+@dataclass(frozen=True)
+class Copies:
+    """The copies the harness builds with the real command, in the background."""
+
+    workdir: Path  # removed at the end of the session
+    passing: Path
+    broken: Path
+    passing_build: CommandBuild  # `mkdocs build --strict`, into passing/site
+    broken_build: CommandBuild  # `mkdocs build -q`, into broken/site
+
+    def stop(self) -> None:
+        self.passing_build.stop()
+        self.broken_build.stop()

@@ -1,0 +1,159 @@
+"""The fork server: each call in a fresh child, time limits, crashes and Ctrl-C named."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from autograd_traced.running import fork_server
+from benchmarks.harness import children_cpu
+
+
+def set_and_read(key: str, *, report: Callable[[str, float], None], **_: object) -> str | None:
+    before = os.environ.get(key)
+    os.environ[key] = "leaked"
+    return before
+
+
+def sleep(seconds: float, *, report: Callable[[str, float], None], **_: object) -> None:
+    report("snippets/slow.pycon:2 (used by docs/slow.md:3)", 0.5)
+    time.sleep(seconds)
+
+
+def exit_abruptly(*, report: Callable[[str, float], None], **_: object) -> None:
+    report("snippets/exit.pycon:1 (used by docs/exit.md:1)", 10)
+    os._exit(3)
+
+
+def fail(*, report: Callable[[str, float], None], **_: object) -> None:
+    report("step one", 10)
+    raise ValueError("the work raised")
+
+
+def test_each_call_starts_from_the_servers_state() -> None:
+    server = fork_server.shared()
+    assert server.call(set_and_read, "AUTOGRAD_TRACED_PROBE") is None
+    assert server.call(set_and_read, "AUTOGRAD_TRACED_PROBE") is None  # not "leaked"
+    assert "AUTOGRAD_TRACED_PROBE" not in os.environ
+
+
+def test_a_step_over_its_time_limit_is_stopped_and_named() -> None:
+    start = time.monotonic()
+    with pytest.raises(fork_server.StepTimedOut, match=r"timed out after 0\.5 s") as raised:
+        fork_server.shared().call(sleep, 30)
+    assert raised.value.where == "snippets/slow.pycon:2 (used by docs/slow.md:3)"
+    assert time.monotonic() - start < 10
+
+
+def test_a_child_that_dies_is_named() -> None:
+    with pytest.raises(fork_server.ChildDied, match="ended abruptly") as raised:
+        fork_server.shared().call(exit_abruptly)
+    assert raised.value.where.startswith("snippets/exit.pycon:1")
+
+
+def test_an_exception_in_the_work_is_reported_with_its_traceback() -> None:
+    with pytest.raises(fork_server.StepFailed, match="ValueError: the work raised") as raised:
+        fork_server.shared().call(fail)
+    assert raised.value.where == "step one"
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[Callable[[float], None]]:
+    """Press Ctrl-C on this process after a delay. Python raises KeyboardInterrupt for it
+    even when started with SIGINT ignored (as `cmd &` in a non-interactive shell starts it)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timers: list[threading.Timer] = []
+
+    def press(after: float) -> None:
+        timers.append(threading.Timer(after, os.kill, (os.getpid(), signal.SIGINT)))
+        timers[-1].start()
+
+    try:
+        yield press
+    finally:
+        for timer in timers:
+            timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_names_the_step_that_was_running(ctrl_c) -> None:
+    ctrl_c(0.3)
+    with pytest.raises(fork_server.Interrupted, match=r"running snippets/slow\.pycon:2"):
+        fork_server.shared().call(sleep, 0.4)  # inside its 0.5 s limit
+
+
+def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path, ctrl_c) -> None:
+    from autograd_traced.running import pages as page_run
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "slow.pycon").write_text(">>> import time\n>>> time.sleep(30)\n")
+    plans = [
+        page_run.plan_page(tmp_path, f"docs/{name}.md", PAGE, page_run.Settings())
+        for name in ("one", "two")
+    ]
+    page_run.prefetch(plans)
+    ctrl_c(1.0)
+    start = time.monotonic()
+    with pytest.raises(fork_server.Interrupted) as raised:
+        page_run.run_page(plans[0])
+    assert "snippets/slow.pycon:2 (used by docs/one.md:1)" in str(raised.value)
+    assert time.monotonic() - start < 10
+
+
+PAGE = '```pycon exec="on" file="snippets/slow.pycon"\n```\n'
+
+
+def ask_twice(*, report: Callable[[str, float], None], ask: Callable[[str, object], object]):
+    return ask("double", 21), ask("double", "x")
+
+
+def test_a_child_asks_the_caller_and_gets_its_answer_or_its_error() -> None:
+    def double(value: object) -> object:
+        if not isinstance(value, int):
+            raise TypeError("not a number")
+        return value * 2
+
+    with pytest.raises(fork_server.StepFailed, match="RuntimeError: not a number"):
+        fork_server.shared().call(ask_twice, answers={"double": double})
+
+
+def spin(seconds: float, **_: object) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def nap(seconds: float, **_: object) -> None:
+    time.sleep(seconds)
+
+
+def test_the_work_of_the_children_counts_as_this_processs_children_cpu() -> None:
+    # The benchmark's "cores used" reads this very figure: children the server did not wait
+    # for would be missing from it.
+    before = children_cpu()
+    server = fork_server.ForkServer.start()
+    server.call(spin, 0.4)
+    server.call(spin, 0.4)
+    server.stop()
+    assert children_cpu() - before >= 0.75
+
+
+def test_stopping_does_not_hang_on_work_no_one_waits_for() -> None:
+    server = fork_server.ForkServer.start()
+
+    def call() -> None:
+        with contextlib.suppress(fork_server.ChildDied):  # its server is killed under it
+            server.call(nap, 3)
+
+    threading.Thread(target=call, daemon=True).start()
+    time.sleep(0.3)  # the child is napping
+    start = time.monotonic()
+    server.stop(timeout=0.5)
+    assert time.monotonic() - start < 2
+    assert not server.alive()

@@ -1,0 +1,169 @@
+"""The snippet runner: what passes, and how each kind of failure is reported."""
+
+from pathlib import Path
+
+import pytest
+
+from autograd_traced.running.snippets import (
+    Snippet,
+    SnippetError,
+    run_snippet,
+    transcript,
+    write_updates,
+)
+
+PAGE = "docs/example.md"
+
+
+def load(tmp_path: Path, text: str) -> Snippet:
+    (tmp_path / "snippets").mkdir(exist_ok=True)
+    (tmp_path / "snippets" / "example.pycon").write_text(text)
+    return Snippet.load(tmp_path, "snippets/example.pycon", page=PAGE)
+
+
+def test_matching_output_passes_and_is_shown(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> x = 2\n>>> print(x * 3)\n6\n>>> x\n2\n")
+    runs = run_snippet(snippet, {}, page=PAGE)
+    assert transcript(runs) == ">>> x = 2\n>>> print(x * 3)\n6\n>>> x\n2"
+
+
+def test_state_is_shared_through_the_namespace(tmp_path: Path) -> None:
+    namespace: dict[str, object] = {}
+    run_snippet(load(tmp_path, ">>> x = 40\n"), namespace, page=PAGE)
+    run_snippet(load(tmp_path, ">>> print(x + 2)\n42\n"), namespace, page=PAGE)
+
+
+def failure(tmp_path: Path, text: str) -> str:
+    """The message of the SnippetError that running `text` must raise."""
+    with pytest.raises(SnippetError) as raised:
+        run_snippet(load(tmp_path, text), {}, page=PAGE)
+    return str(raised.value)
+
+
+def test_wrong_output_names_file_line_page_and_diff(tmp_path: Path) -> None:
+    message = failure(tmp_path, ">>> x = 2\n>>> print(x * 3)\n7\n")
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): output differs")
+    assert "-7\n+6\n" in message
+
+
+def test_unexpected_exception_points_at_the_snippet_line(tmp_path: Path) -> None:
+    message = failure(tmp_path, ">>> x = 1\n>>> raise ValueError('boom')\n")
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): unexpected")
+    assert 'File "snippets/example.pycon", line 2' in message
+    assert "ValueError: boom" in message
+
+
+def test_expected_exception_matches_on_a_stable_prefix(tmp_path: Path) -> None:
+    text = (
+        ">>> raise RuntimeError('Trying to backward twice, worded differently in 2.x')\n"
+        "Traceback (most recent call last):\n  ...\nRuntimeError: Trying to backward...\n"
+    )
+    runs = run_snippet(load(tmp_path, text), {}, page=PAGE)
+    # The reader sees the real, full message, not the stored prefix.
+    assert runs[0].output.endswith(
+        "RuntimeError: Trying to backward twice, worded differently in 2.x\n"
+    )
+
+
+def test_a_different_exception_fails(tmp_path: Path) -> None:
+    text = ">>> 1 / 0\nTraceback (most recent call last):\n  ...\nRuntimeError: x...\n"
+    with pytest.raises(SnippetError, match="raised a different exception"):
+        run_snippet(load(tmp_path, text), {}, page=PAGE)
+
+
+def test_a_missing_exception_fails(tmp_path: Path) -> None:
+    text = ">>> 1 + 1\nTraceback (most recent call last):\n  ...\nRuntimeError: x...\n"
+    with pytest.raises(SnippetError, match="expected an exception, none was raised"):
+        run_snippet(load(tmp_path, text), {}, page=PAGE)
+
+
+def test_missing_file_and_empty_snippet_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(SnippetError, match=r"'snippets/nope\.pycon' does not exist"):
+        Snippet.load(tmp_path, "snippets/nope.pycon", page=PAGE)
+    with pytest.raises(SnippetError, match="no '>>>' examples found"):
+        load(tmp_path, "just prose\n")
+
+
+def test_update_rewrites_only_changed_outputs(tmp_path: Path) -> None:
+    text = ">>> x = 2  # kept as written\n>>> print(x)\n3\n>>> print('a\\n\\nb')\nold\n>>> x\n2\n"
+    snippet = load(tmp_path, text)
+    runs = run_snippet(snippet, {}, page=PAGE, update=True)
+    assert write_updates(tmp_path, snippet, runs)
+    updated = (tmp_path / snippet.path).read_text()
+    assert updated == (
+        ">>> x = 2  # kept as written\n>>> print(x)\n2\n"
+        ">>> print('a\\n\\nb')\na\n<BLANKLINE>\nb\n>>> x\n2\n"
+    )
+    # The rewritten transcript now passes as it stands.
+    run_snippet(load(tmp_path, updated), {}, page=PAGE)
+
+
+def update_once(tmp_path: Path, text: str) -> str:
+    """Rewrite the snippet from what it prints; then it must pass as it stands, unchanged."""
+    snippet = load(tmp_path, text)
+    runs = run_snippet(snippet, {}, page=PAGE, update=True)
+    write_updates(tmp_path, snippet, runs)
+    updated = (tmp_path / snippet.path).read_bytes()
+    again = Snippet.load(tmp_path, snippet.path, page=PAGE)
+    assert not write_updates(tmp_path, again, run_snippet(again, {}, page=PAGE, update=True))
+    run_snippet(again, {}, page=PAGE)  # passes without updating
+    return updated.decode()
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        ("raise ValueError('short')", "ValueError: short..."),
+        ("raise ValueError('first line\\nsecond line')", "ValueError: first line..."),
+        ("raise KeyError('x' * 90)", "KeyError: '" + "x" * 49 + "..."),
+    ],
+    ids=["short", "multi-line", "long"],
+)
+def test_update_stores_exception_messages_that_match_next_time(
+    tmp_path: Path, code: str, stored: str
+) -> None:
+    text = f">>> {code}\nTraceback (most recent call last):\n  ...\nValueError: old...\n"
+    assert update_once(tmp_path, text).endswith(f"  ...\n{stored}\n")
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        ("print('a\\n\\nb')", "a\n<BLANKLINE>\nb"),
+        ("print('ends in spaces   ')", "ends in spaces   "),
+        ("print('x\\n   \\ny')", "x\n<BLANKLINE>\ny"),
+    ],
+    ids=["blank-line", "trailing-whitespace", "whitespace-only-line"],
+)
+def test_update_stores_outputs_that_match_next_time(tmp_path: Path, code: str, stored: str) -> None:
+    assert update_once(tmp_path, f">>> {code}\nold\n") == f">>> {code}\n{stored}\n"
+
+
+def test_update_keeps_crlf_line_endings_and_every_other_byte(tmp_path: Path) -> None:
+    text = ">>> x = 2  # kept\r\n>>> print(x)\r\n3\r\n>>> x\r\n2\r\n"
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "example.pycon").write_bytes(text.encode())
+    snippet = Snippet.load(tmp_path, "snippets/example.pycon", page=PAGE)
+    assert write_updates(tmp_path, snippet, run_snippet(snippet, {}, page=PAGE, update=True))
+    assert (tmp_path / snippet.path).read_bytes() == text.replace("\r\n3\r\n", "\r\n2\r\n").encode()
+
+
+def test_a_transcript_doctest_cannot_read_names_its_line(tmp_path: Path) -> None:
+    with pytest.raises(SnippetError, match=r"example\.pycon:2 \(used by .*lacks blank after >>>"):
+        load(tmp_path, ">>> x = 1\n>>>x = 2\n")
+
+
+def test_system_exit_is_a_failure_of_its_line(tmp_path: Path) -> None:
+    message = failure(tmp_path, ">>> import sys\n>>> sys.exit()\n")
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): unexpected")
+    assert "SystemExit" in message
+
+
+def test_update_puts_a_compound_statements_output_after_its_closing_prompt(
+    tmp_path: Path,
+) -> None:
+    text = ">>> for i in range(2):\n...     print(i)\n...\n7\n>>> x = 1\n"
+    assert (
+        update_once(tmp_path, text)
+        == ">>> for i in range(2):\n...     print(i)\n...\n0\n1\n>>> x = 1\n"
+    )

@@ -1,0 +1,184 @@
+"""The recorder behind the line-by-line player, run on the site's own snippets, and its HTML."""
+
+from __future__ import annotations
+
+import pickle
+import re
+
+import pytest
+
+from autograd_traced.drawing.player import player_id, render_player
+from autograd_traced.drawing.tracer import DrawnAt, Recorder, Step, Trace
+from autograd_traced.running.snippets import Snippet, run_snippet
+from tests.support.paths import ROOT
+
+SETUP = "snippets/program/setup.pycon"
+
+
+def trace(path: str, namespace: dict[str, object]) -> Trace:
+    """Run one snippet in `namespace` through the same observer the build uses."""
+    recorder = Recorder(player_id(path), title=path)
+    recorder.start(namespace)
+    snippet = Snippet.load(ROOT, path, page="tests/test_tracer.py")
+    run_snippet(snippet, namespace, page="tests/test_tracer.py", observe=recorder.observe)
+    return recorder.trace
+
+
+def ops(step: Step) -> list[str]:
+    assert step.graph is not None
+    return [node.label for node in step.graph.nodes if node.kind == "op"]
+
+
+def saved(step: Step) -> dict[tuple[str, str], tuple[str | None, bool]]:
+    """(node, attr) -> (variable it holds, freed) for every saved value in the step's graph."""
+    assert step.graph is not None
+    return {(n.label, s.attr): (s.name, s.freed) for n in step.graph.nodes for s in n.saved}
+
+
+@pytest.fixture
+def namespace() -> dict[str, object]:
+    return {"__name__": "__main__"}
+
+
+@pytest.fixture
+def after_setup(namespace: dict[str, object]) -> dict[str, object]:
+    trace(SETUP, namespace)
+    return namespace
+
+
+def test_setup_graph_grows_line_by_line(namespace: dict[str, object]) -> None:
+    steps = trace(SETUP, namespace).steps
+    by_line = {step.source: step for step in steps}
+    assert len(steps) == 12
+    z = by_line["z = x1 * w1 + b"]
+    assert (z.number, z.root, z.changed) == (8, "z", ("z",))
+    assert ops(z) == ["AddBackward0", "MulBackward0"]  # no SigmoidBackward0 yet
+    assert ops(by_line["a = torch.sigmoid(z)"]) == [
+        "SigmoidBackward0",
+        "AddBackward0",
+        "MulBackward0",
+    ]
+    assert by_line["a = torch.sigmoid(z)"].graph_changes == ("recorded SigmoidBackward0",)
+    assert all(step.graph is None for step in steps[:7])  # nothing recorded before z
+    variable = z.variable("z")
+    assert (variable.value, variable.requires_grad, variable.is_leaf, variable.grad_fn) == (
+        "2.4200",
+        True,
+        False,
+        "AddBackward0",
+    )
+    assert steps[3].variable("b").grad == "None"
+
+
+def test_graph_is_drawn_only_where_it_changes(namespace: dict[str, object]) -> None:
+    recorded = trace(SETUP, namespace)
+    assert sorted(recorded.drawings) == [8, 9, 10]  # after z, a and loss
+    drawn_at = [step.graph_at.line if step.graph_at else None for step in recorded.steps]
+    assert drawn_at == [None] * 7 + [8, 9, 10, 10, 10]
+
+
+def test_drawings_show_the_values_in_full(namespace: dict[str, object]) -> None:
+    drawing = trace(SETUP, namespace).drawings[10]
+    texts = re.findall(r"<text\b[^>]*>([^<]*)</text>", drawing)
+    for label in ("loss = 0.0852", "saved result (a) = 0.9183", "saved self (x1) = 1.1000"):
+        assert label in texts, label
+    assert "SigmoidBackward0 saving result (a) = 0.9183" in drawing  # the aria-label
+    assert 'viewBox="0 0 351 690"' in drawing  # geometry in whole points
+
+
+def test_printed_output_is_recorded_per_line(namespace: dict[str, object]) -> None:
+    steps = trace(SETUP, namespace).steps
+    assert steps[10].output == "z = 2.4200   a = 0.9183   loss = 0.0852\n"
+    assert steps[11].output.startswith("tensor(0.0852, grad_fn=<BinaryCrossEntropyBackward0>)")
+    assert steps[9].output == ""
+
+
+def test_grad_without_retain_graph_frees_its_path_then_the_second_request_raises(
+    after_setup: dict[str, object],
+) -> None:
+    *_, built, first, second = trace(
+        "snippets/computation_graphs/second_call_fails.pycon", after_setup
+    ).steps
+    assert built.graph_changes[0] == "recorded BinaryCrossEntropyBackward0"  # loss, afresh
+    assert not any(freed for _, freed in saved(built).values())
+    assert saved(first) == {
+        ("BinaryCrossEntropyBackward0", "self"): (None, True),
+        ("BinaryCrossEntropyBackward0", "target"): (None, True),
+        ("SigmoidBackward0", "result"): (None, True),
+        ("MulBackward0", "self"): ("x1", False),  # the walk to b never visits MulBackward0
+    }
+    assert first.graph_at is not None and first.graph_at.line == built.number + 1
+    assert first.graph_changes[0].startswith("freed")
+    assert (first.raised, second.raised) == (False, True)
+    assert (
+        second.output.rstrip()
+        .splitlines()[-1]
+        .startswith("RuntimeError: Trying to backward through the graph a second time")
+    )
+    assert second.graph_at == first.graph_at  # raising changed nothing in the graph
+
+
+def test_grad_fills_no_grad_and_backward_fills_it(after_setup: dict[str, object]) -> None:
+    phase1 = trace("snippets/computing_gradients/phase1_grad.pycon", after_setup)
+    asked, _, printed = phase1.steps
+    # Drawn once a page: the graph looks as the setup's player drew it after its line 10.
+    assert asked.graph_at == DrawnAt("trace-setup-line-10", 10, SETUP) and not phase1.drawings
+    assert asked.changed == ("grad_L_b",)
+    assert asked.variable("grad_L_b").value == "(-0.0817,)"
+    assert (printed.variable("b").grad, printed.variable("w1").grad) == ("None", "None")
+    assert not any(freed for _, freed in saved(printed).values())  # retain_graph=True
+
+    backward, _ = trace("snippets/computing_gradients/phase2_backward.pycon", after_setup).steps
+    assert backward.variable("b").grad == "-0.0817"
+    assert backward.variable("w1").grad == "-0.0898"
+    assert set(backward.changed) == {"b", "w1"}
+    assert "b.grad = -0.0817" in backward.graph_changes
+
+
+def test_trace_holds_no_tensor(namespace: dict[str, object]) -> None:
+    # The engine sends a page's output from a forked child to its parent: plain data only.
+    assert b"_rebuild_tensor" not in pickle.dumps(trace(SETUP, namespace))
+
+
+def test_player_is_an_ordered_list_of_steps_in_one_html_block(
+    namespace: dict[str, object],
+) -> None:
+    recorded = trace(SETUP, namespace)
+    html = render_player(recorded, player_id="trace-setup", title=SETUP)
+    assert "\n\n" not in html and not re.search(r"^\s*$", html, re.MULTILINE)
+    assert html.count('<li class="ag-tracer__step"') == 12
+    assert re.findall(r'id="trace-setup-line-(\d+)"', html) == [str(n) for n in range(1, 13)]
+    assert html.count("<svg") == len(recorded.drawings) == 3
+    assert "Line 8 of 12. Changed: <code>z</code>." in html
+    assert 'The graph is as after <a href="#trace-setup-line-10">line 10</a>.' in html
+
+
+# The pitfalls page's players: what each one must let the reader see, line by line.
+def test_a_second_walk_adds_to_grad_and_frees_nothing(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/accumulate.pycon", after_setup).steps
+    first, second = steps[3], steps[5]  # the two loss.backward(retain_graph=True)
+    assert (first.variable("b").grad, second.variable("b").grad) == ("-0.0817", "-0.1633")
+    assert "b.grad = -0.1633" in second.graph_changes
+    assert not any(freed for _, freed in saved(second).values())
+
+
+def test_backward_frees_the_saved_values_then_grad_raises(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/backward_then_grad.pycon", after_setup).steps
+    built, backward, asked = steps[1:]
+    assert not any(freed for _, freed in saved(built).values())
+    assert all(freed for _, freed in saved(backward).values())
+    assert backward.graph_changes[0].startswith("freed")
+    assert backward.variable("b").grad == "-0.0817"
+    assert asked.raised and "Trying to backward through the graph a second time" in asked.output
+    assert asked.variable("b").grad == "-0.0817"  # what backward() wrote is still there
+
+
+def test_detach_cuts_w1_out_of_the_graph(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/lost_detach.pycon", after_setup).steps
+    detached, rebuilt = steps[0], steps[1]
+    value = detached.variable("w1_value")
+    assert (value.value, value.requires_grad, value.grad_fn) == ("2.2000", False, "None")
+    assert ops(rebuilt) == ["BinaryCrossEntropyBackward0", "SigmoidBackward0", "AddBackward0"]
+    assert rebuilt.graph is not None
+    assert "w1" not in [node.label for node in rebuilt.graph.nodes]
+    assert [step.raised for step in steps[2:]] == [True, False, True]  # allow_unused: (None,)
