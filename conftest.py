@@ -8,18 +8,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from mkdocs.utils.yaml import yaml_load
 from sybil import Sybil
 
-from autograd_traced.running.pages import Settings, start_processes
+from autograd_traced.plugin import configured
+from autograd_traced.running.pages import start_processes
 from autograd_traced.running.torch_import import import_torch
 from autograd_traced.testing.sybil_pages import SnippetFenceParser
 
 ROOT = Path(__file__).parent
-# The build's own settings (the time limit) come from mkdocs.yml, written once.
-with (ROOT / "mkdocs.yml").open(encoding="utf-8") as config:
-    SETTINGS = Settings.from_extra(yaml_load(config).get("extra") or {})
-snippet_parser = SnippetFenceParser(ROOT, SETTINGS)
+# The build's own settings (the time limit) come from the plugin's config in mkdocs.yml.
+snippet_parser = SnippetFenceParser(ROOT, configured(ROOT / "mkdocs.yml").settings())
 snippet_pages = Sybil(parsers=[snippet_parser], patterns=["*.md"], path="docs")
 pytest_collect_file = snippet_pages.pytest()
 

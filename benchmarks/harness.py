@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograd_traced.build.stages import EXECUTE_VAR
+# mkdocs.yml sets the plugin's `execute` option from it (false: the baseline without torch).
+EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -33,7 +34,7 @@ def base_env(*, execute: bool = True) -> dict[str, str]:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1"}
     env.pop(EXECUTE_VAR, None)  # on is the default: never inherit a stray "0"
     if not execute:
-        env[EXECUTE_VAR] = "0"
+        env[EXECUTE_VAR] = "false"
     return env
 
 

@@ -3,8 +3,8 @@
 The copy keeps the real pages and adds copies of the articles (`computation-graphs-2.md`,
 `computing-gradients-2.md`, ...) until it has N article pages; each copy runs its own copies of
 the snippet files it names (`snippets/computation-graphs-2/...`), so editing one snippet changes
-one page. `mkdocs-plain.yml` beside it builds the same pages with Material alone: no hook, no
-custom fences. SuperFences garbles a fence whose options it does not know, so the plain build
+one page. `mkdocs-plain.yml` beside it builds the same pages with Material alone: no plugin,
+no custom fences. SuperFences garbles a fence whose options it does not know, so the plain build
 reads `docs-plain/`, where each executable fence is a plain code block: a pycon fence shows
 its snippet's stored transcript (what a reader sees), the others are empty.
 """
@@ -20,15 +20,11 @@ from typing import Any
 import yaml
 
 from autograd_traced.fences.grammar import executable_fences, snippet_files
+from autograd_traced.plugin import PLUGIN_NAME
 from autograd_traced.tools.local_site import copy_site_sources
 
 PLAIN_CONFIG = "mkdocs-plain.yml"
 PLAIN_DOCS = "docs-plain"
-NAME_TAG = "tag:yaml.org,2002:python/name:"
-
-
-class PythonName(str):
-    """A `!!python/name:` value of mkdocs.yml, kept as text so the config can be written back."""
 
 
 class EnvValue(list):  # type: ignore[type-arg]
@@ -43,10 +39,6 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
-_Loader.add_multi_constructor(NAME_TAG, lambda loader, suffix, node: PythonName(suffix))
-_Dumper.add_representer(
-    PythonName, lambda dumper, name: dumper.represent_scalar(NAME_TAG + name, "")
-)
 _Loader.add_constructor("!ENV", lambda loader, node: EnvValue(loader.construct_sequence(node)))
 _Dumper.add_representer(
     EnvValue, lambda dumper, value: dumper.represent_sequence("!ENV", list(value))
@@ -115,16 +107,14 @@ def make_scaled_site(source: Path, destination: Path, article_pages: int) -> Sca
 
 
 def plain_material(config: dict[str, Any]) -> dict[str, Any]:
-    """The same config, reading docs-plain/, without the hook and the custom fences."""
-    plain = {key: value for key, value in config.items() if key not in ("hooks", "watch")}
+    """The same config, reading docs-plain/, without the plugin (and so its fences)."""
+    plain = {key: value for key, value in config.items() if key != "watch"}
     plain["docs_dir"] = PLAIN_DOCS
-    plain["markdown_extensions"] = []
-    for extension in config["markdown_extensions"]:
-        if isinstance(extension, dict) and "pymdownx.superfences" in extension:
-            options = dict(extension["pymdownx.superfences"])
-            options.pop("custom_fences")
-            extension = {"pymdownx.superfences": options}
-        plain["markdown_extensions"].append(extension)
+    plain["plugins"] = [
+        plugin
+        for plugin in config["plugins"]
+        if not (isinstance(plugin, dict) and PLUGIN_NAME in plugin) and plugin != PLUGIN_NAME
+    ]
     return plain
 
 

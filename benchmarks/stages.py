@@ -1,8 +1,8 @@
 """Where a build's time goes: the engine's stage record, read from `mkdocs build -v`.
 
-The hook logs one DEBUG record at the end of a build, seconds of wall time in the build process:
+The plugin logs one DEBUG record at the end of a build, seconds of wall time in the build process:
 `autograd-traced stages: {"execution": 1.23, "math": 0.4, "diagrams": 0.2}`. What is left of
-mkdocs' own "Documentation built in" time (which includes the hook's torch import) is
+mkdocs' own "Documentation built in" time (which includes the plugin's torch import) is
 reported as Markdown and the rest (parsing, the theme, search, writing).
 """
 
@@ -12,9 +12,11 @@ import json
 import re
 import statistics
 
-STAGES_RE = re.compile(r"autograd-traced stages: (\{.*\})")
+from autograd_traced.build.stages import STAGES_RECORD, Stage
+
+STAGES_RE = re.compile(re.escape(STAGES_RECORD) + r"(\{.*\})")
 BUILT_IN_RE = re.compile(r"Documentation built in ([\d.]+) seconds")
-STAGES = ("execution", "math", "diagrams")
+STAGES = tuple(Stage)
 REST = "markdown and the rest"
 
 

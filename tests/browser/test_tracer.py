@@ -89,7 +89,8 @@ def record_players(page: Path, **_: object) -> dict[str, list[Expected]]:
                 )
             )
 
-        snippet = Snippet.load(page.parents[1], path, page=page.name)
+        source = (page.parents[1] / path).read_text(encoding="utf-8")
+        snippet = Snippet.parse(path, source, page=page.name)
         run_snippet(snippet, namespace, page=page.name, observe=observe)
         if fence.options.get("trace") == "on":
             players[player_id(path)] = steps

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.fences.grammar import Fence, executable_fences
-from autograd_traced.running.pages import plan_page_file, run_page
+from autograd_traced.running.pages import shared_runner
+from autograd_traced.running.plan import plan_page_file
 from tests.support.paths import LAB, LESSONS, ROOT
 
 QUESTION = '!!! question "'
@@ -50,7 +51,7 @@ def test_a_question_comes_before_each_surprise(page: Path) -> None:
 
 @cache
 def outputs_by_snippet(page: Path) -> dict[str, str]:
-    run = run_page(plan_page_file(ROOT, page))
+    run = shared_runner().run_page(plan_page_file(ROOT, page))
     assert not run.failures, "the page fails: its snippet tests say why"
     return {
         result.options["file"]: "\n".join(r.output for r in result.runs)

@@ -5,29 +5,28 @@ from pathlib import Path
 import markdown
 import pytest
 
-from autograd_traced.fences import superfences as fences
-from autograd_traced.running.pages import FenceResult, PagePlan, PageRun, Settings
+from autograd_traced.fences.superfences import FenceShow, validate
+from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, Settings
 
 EXTENSIONS = ["pymdownx.highlight", "pymdownx.superfences"]
 
 
+fences = FenceShow()  # what the plugin registers, kept across its builds
+
+
 def render(text: str, *results: FenceResult) -> str:
-    config = {
-        "pymdownx.superfences": {
-            "custom_fences": [
-                {
-                    "name": name,
-                    "class": name,
-                    "validator": fences.validate,
-                    "format": fences.format_fence,
-                }
-                for name in ("pycon", "autograd-graph", "diagram")
-            ]
-        }
-    }
+    config = {"pymdownx.superfences": {"custom_fences": fences.custom_fences()}}
     fences.begin_build()
     fences.begin_page(PageRun(PagePlan("/", "docs/a.md", (), Settings()), results))
     return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=config)
+
+
+def test_every_kind_of_the_registry_is_registered() -> None:
+    assert [fence["name"] for fence in fences.custom_fences()] == [
+        "pycon",
+        "autograd-graph",
+        "diagram",
+    ]
 
 
 def result(**options: str) -> FenceResult:
@@ -69,7 +68,7 @@ def test_a_mismatch_between_grammar_and_superfences_is_a_failure() -> None:
 )
 def test_validator_takes_every_executable_fence(language: str, inputs: dict, taken: bool) -> None:
     options: dict[str, str] = {}
-    assert fences.validate(language, dict(inputs), options, {}, None) is taken  # type: ignore[arg-type]
+    assert validate(language, dict(inputs), options, {}, None) is taken  # type: ignore[arg-type]
     assert options == (inputs if taken else {})
 
 

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from autograd_traced.build import incremental
-from autograd_traced.build import stages as build_mode
-from autograd_traced.running import pages as page_run
+from autograd_traced.plugin import configured
 from tests.support.build import Build, copy_site_sources, serve_build
+from tests.support.paths import ROOT
 
 PAGES = (
     "index.html",
@@ -58,12 +57,13 @@ class DirtyServe:
         """A serve build of the same sources that reuses nothing: no page skipped, every page
         run afresh. (The dirty serve's own state is kept for its next rebuild.)"""
         site = self.workdir / f"full-{len(list(self.workdir.glob('full-*')))}"
-        incremental.active = False
-        page_run.forget_except(())
+        plugin = configured(self.root / "mkdocs.yml")  # the one instance serve keeps
+        dirty, plugin.dirty = plugin.dirty, None
+        plugin.runner.forget_except(())
         try:
             result = serve_build(self.root, site, dirty=False, first=False)
         finally:
-            incremental.active = True
+            plugin.dirty = dirty
         assert result.ok, result.log
         return site
 
@@ -72,9 +72,8 @@ class DirtyServe:
 def served(tmp_path: Path) -> Iterator[DirtyServe]:
     try:
         yield DirtyServe(tmp_path)
-    finally:  # what `mkdocs serve` set for its process must not reach the next test
-        incremental.start("build", dirty=False)
-        build_mode.serving = False
+    finally:  # what `mkdocs serve` set for the plugin must not reach the next test
+        configured(ROOT / "mkdocs.yml").on_startup(command="build", dirty=False)
 
 
 def assert_same_site(served_dir: Path, full_dir: Path) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.fences.grammar import diagram_files, prose
-from autograd_traced.running.pages import PageRun, plan_page_file, run_page
+from autograd_traced.running.pages import shared_runner
+from autograd_traced.running.plan import PageRun, plan_page_file
 from tests.support.paths import DOCS, PAGES, ROOT
 
 NUMBER_RE = re.compile(r"-?\d+\.\d{2,}")
@@ -18,7 +19,7 @@ NUMBER_RE = re.compile(r"-?\d+\.\d{2,}")
 
 def page_run(page: Path) -> PageRun:
     """The page's run: the same one the snippet tests and the build use."""
-    run = run_page(plan_page_file(ROOT, page))
+    run = shared_runner().run_page(plan_page_file(ROOT, page))
     if run.failures:
         pytest.skip(f"{page.name} fails: its snippet tests say why")
     return run

@@ -19,6 +19,7 @@ from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
 
+from autograd_traced.build.failures import WRITER_LOG
 from autograd_traced.tools import local_site
 from tests.support.paths import ROOT
 
@@ -49,6 +50,7 @@ def build(
     def run() -> None:
         with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
+        config.plugins.on_startup(command="build", dirty=False)  # as `mkdocs build` does
         mkdocs_build(config)
 
     return _logged(run, quiet=quiet, verbose=verbose)
@@ -56,8 +58,8 @@ def build(
 
 def serve_build(root: Path, site_dir: Path, *, dirty: bool, first: bool) -> Build:
     """One build of `mkdocs serve [--dirty]`, in this process: the first one announces the
-    command to the hooks (on_startup), as `mkdocs serve` does once; every one reads the config
-    afresh, as each rebuild does, and builds for the same address."""
+    command to the plugins (on_startup), as `mkdocs serve` does once; every one reads the
+    config afresh, as each rebuild does (the plugin is kept), and builds for the same address."""
 
     def run() -> None:
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir))
@@ -75,8 +77,8 @@ def _logged(run: Callable[[], None], *, quiet: bool, verbose: bool) -> Build:
     handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     mkdocs_log = logging.getLogger("mkdocs")
-    # What serve reports to the writer goes to the terminal beside MkDocs' log (build_mode).
-    writer_log = logging.getLogger("autograd_traced.serve")
+    # What serve reports to the writer goes to the terminal beside MkDocs' log.
+    writer_log = logging.getLogger(WRITER_LOG)
     level = mkdocs_log.level
     mkdocs_log.addHandler(handler)
     writer_log.addHandler(handler)

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from mkdocs.utils.yaml import yaml_load
+from autograd_traced.plugin import configured
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -12,8 +12,7 @@ LESSONS = [DOCS / "computation-graphs.md", DOCS / "computing-gradients.md", DOCS
 LAB = DOCS / "find-the-line.md"  # the debugging lab: broken programs to practise on
 ARTICLES = [*LESSONS, LAB]
 # The pages that offer their program as a script and a notebook, as mkdocs.yml lists them.
-with (ROOT / "mkdocs.yml").open(encoding="utf-8") as _config:
-    DOWNLOADABLE = [DOCS / page for page in yaml_load(_config)["extra"]["downloads"]]
+DOWNLOADABLE = [DOCS / page for page in configured(ROOT / "mkdocs.yml").config.downloads]
 
 
 def page_html(site: Path, page: Path) -> str:

@@ -6,13 +6,10 @@ import html
 import re
 from dataclasses import dataclass
 
-TRACEBACK_HEADER = ["Traceback (most recent call last):", "  ..."]
-# A console block of the built page: its title (the snippet's path) and its code element.
-CONSOLE_BLOCK_RE = re.compile(
-    r'<div class="highlight"[^>]*><span class="filename">(?:<a [^>]*>)?(?P<path>[^<]+)'
-    r"(?:</a>)?</span><pre>.*?<code>(?P<code>.*?)</code>",
-    re.DOTALL,
-)
+from autograd_traced.page_html.consoles import SHOWN_BLOCK_RE
+from autograd_traced.running.snippets import SHOWN_TRACEBACK
+
+TRACEBACK_HEADER = SHOWN_TRACEBACK.rstrip("\n").split("\n")
 
 
 @dataclass(frozen=True)
@@ -28,7 +25,7 @@ def page_transcripts(page_html: str) -> list[tuple[str, str]]:
     """(snippet path, transcript text) of every console block, in page order."""
     return [
         (match["path"], html.unescape(re.sub(r"<[^>]+>", "", match["code"])))
-        for match in CONSOLE_BLOCK_RE.finditer(page_html)
+        for match in SHOWN_BLOCK_RE.finditer(page_html)
     ]
 
 

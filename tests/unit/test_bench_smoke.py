@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from autograd_traced.plugin import PLUGIN_NAME
 from benchmarks import report, stages, targets
 from benchmarks.__main__ import DEFAULT_OUTPUT, parse_args
 from benchmarks.harness import interleave
@@ -127,11 +128,13 @@ def test_scaled_site_gives_each_copy_its_own_snippets(tmp_path: Path) -> None:
     assert users[edited] == [copies[-1]]
 
 
-def test_plain_material_copy_has_no_hook_and_no_executable_fence(tmp_path: Path) -> None:
+def test_plain_material_copy_has_no_plugin_and_no_executable_fence(tmp_path: Path) -> None:
     site = make_scaled_site(ROOT, tmp_path / "site", len(ARTICLES))
     plain = site.plain_config.read_text()
     for gone in ("hooks", "markdown-exec", "custom_fences", "autograd_traced"):
         assert gone not in plain
+    assert read_config(site.plain_config)["plugins"] == ["search"]
+    assert PLUGIN_NAME in str(read_config(site.root / "mkdocs.yml")["plugins"])
     page = (site.root / "docs-plain" / "computing-gradients.md").read_text()
     assert "exec=" not in page
     assert (ROOT / "snippets/computing_gradients/hand_check.pycon").read_text() in page

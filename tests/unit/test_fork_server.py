@@ -89,19 +89,18 @@ def test_ctrl_c_names_the_step_that_was_running(ctrl_c) -> None:
 
 
 def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path, ctrl_c) -> None:
-    from autograd_traced.running import pages as page_run
+    from autograd_traced.running.pages import PageRunner
+    from autograd_traced.running.plan import Settings, plan_page
 
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "slow.pycon").write_text(">>> import time\n>>> time.sleep(30)\n")
-    plans = [
-        page_run.plan_page(tmp_path, f"docs/{name}.md", PAGE, page_run.Settings())
-        for name in ("one", "two")
-    ]
-    page_run.prefetch(plans)
+    plans = [plan_page(tmp_path, f"docs/{name}.md", PAGE, Settings()) for name in ("one", "two")]
+    runner = PageRunner()
+    runner.prefetch(plans)
     ctrl_c(1.0)
     start = time.monotonic()
     with pytest.raises(fork_server.Interrupted) as raised:
-        page_run.run_page(plans[0])
+        runner.run_page(plans[0])
     assert "snippets/slow.pycon:2 (used by docs/one.md:1)" in str(raised.value)
     assert time.monotonic() - start < 10
 

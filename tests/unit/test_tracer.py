@@ -19,8 +19,8 @@ def trace(path: str, namespace: dict[str, object]) -> Trace:
     """Run one snippet in `namespace` through the same observer the build uses."""
     recorder = Recorder(player_id(path), title=path)
     recorder.start(namespace)
-    snippet = Snippet.load(ROOT, path, page="tests/test_tracer.py")
-    run_snippet(snippet, namespace, page="tests/test_tracer.py", observe=recorder.observe)
+    snippet = Snippet.parse(path, (ROOT / path).read_text(encoding="utf-8"), page="test_tracer")
+    run_snippet(snippet, namespace, page="test_tracer", observe=recorder.observe)
     return recorder.trace
 
 

@@ -4,7 +4,7 @@ Each ``.dot`` file starts with one comment line that gives its alt text::
 
     // alt: What a reader who cannot see the picture needs to know.
 
-``diagram_svg`` renders the file with ``svg.render_svg``, so it gets the same clean-up and
+``diagram_svg`` renders the file's text with ``svg.render_svg``, so it gets the same clean-up and
 CSS classes as the autograd graphs: give nodes and edges a ``class`` from
 docs/stylesheets/diagrams.css (``ag-step``, ``ag-ok``, ``ag-error``, ...) rather than colours, and
 use the marker colours of ``svg.TEXT_CLASSES`` for text that needs a class of its own.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
 from autograd_traced.drawing.svg import render_svg
 
@@ -27,18 +26,9 @@ def diagram_alt(source: str) -> str | None:
     return (match.group(1).strip() or None) if match else None
 
 
-def diagram_svg(path: Path, *, alt: str | None = None) -> str:
-    """Render a .dot file to inline SVG."""
-    source = path.read_text(encoding="utf-8")
-    alt = alt or diagram_alt(source)
-    if not alt:
-        raise ValueError(f"{path}: no alt text: pass alt= or begin with '// alt: ...'")
-    return render_svg(source, alt=alt)
-
-
 @functools.lru_cache(maxsize=256)
-def cached_diagram_svg(source: str) -> str:
-    """`diagram_svg` of a file's text, drawn once per content: pages and rebuilds share it."""
+def diagram_svg(source: str) -> str:
+    """A .dot file's text as inline SVG, drawn once per content: pages and rebuilds share it."""
     alt = diagram_alt(source)
     if not alt:
         raise ValueError("no alt text: begin the file with '// alt: ...'")

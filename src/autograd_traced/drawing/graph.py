@@ -31,6 +31,8 @@ from autograd_traced.drawing.svg import (
     FREED_COLOUR,
     REQUIRES_GRAD_COLOUR,
     SAVED_COLOUR,
+    Draw,
+    dot_svg,
     render_svg,
 )
 
@@ -341,7 +343,9 @@ def graph_svg(
     *,
     alt: str,
     direction: Direction = "backward",
+    draw: Draw = dot_svg,
 ) -> str:
     """walk + to_dot + render_svg; `alt` is followed by the graph described in words."""
     graph = walk(root, names)
-    return render_svg(to_dot(graph, direction=direction), alt=f"{alt}. {describe(graph)}")
+    dot = to_dot(graph, direction=direction)
+    return render_svg(dot, alt=f"{alt}. {describe(graph)}", draw=draw)

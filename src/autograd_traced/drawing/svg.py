@@ -85,19 +85,19 @@ def dot_svg(dot_source: str) -> str:
     return result.stdout
 
 
-# What draws a DOT source: a page's own process asks the build's process instead, which
-# keeps every drawing for the pages (and rebuilds) after it (see execution.execute_page).
-run_dot: Callable[[str], str] = dot_svg
+Draw = Callable[[str], str]  # DOT source -> Graphviz's SVG
 
 
-def render_svg(dot_source: str, *, alt: str) -> str:
+def render_svg(dot_source: str, *, alt: str, draw: Draw = dot_svg) -> str:
     """Render DOT to an SVG element ready to inline in HTML, themed by CSS classes.
 
     `alt` is the accessible name (aria-label) and nothing else: no <title> repeats it, so
     screen readers read it once. The per-node <title> elements Graphviz writes (tooltips like
-    "n3") are dropped too, and no ids are left (see `compact`).
+    "n3") are dropped too, and no ids are left (see `compact`). `draw` runs Graphviz: a
+    page's own process asks the build's process instead, which keeps every drawing for the
+    pages (and rebuilds) after it (see running.child).
     """
-    svg = run_dot(dot_source)
+    svg = draw(dot_source)
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
     svg = re.sub(r"<title>.*?</title>", "", svg, flags=re.DOTALL)
     svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even inside class names
@@ -127,6 +127,11 @@ def render_svg(dot_source: str, *, alt: str) -> str:
     lines = [line.rstrip() for line in body.splitlines()]
     # No blank lines: Markdown would end a raw HTML block at one.
     return compact(new_open) + "\n".join(line for line in lines if line).strip()
+
+
+def figure(svg: str) -> str:
+    """A drawing as the page shows it."""
+    return f'<figure class="autograd-diagram">\n{svg}\n</figure>'
 
 
 def compact(svg: str) -> str:

@@ -9,7 +9,6 @@ the steps where it changed; the other steps point at the drawing they share.
 
 from __future__ import annotations
 
-import re
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any
 import torch
 
 from autograd_traced.drawing.graph import Graph, describe, format_value, to_dot, walk
-from autograd_traced.drawing.svg import render_svg
+from autograd_traced.drawing.svg import Draw, dot_svg, render_svg
 from autograd_traced.running.snippets import ExampleRun
 
 
@@ -86,6 +85,7 @@ class Recorder:
     _graph: Graph | None = None
     _dot: str = ""
     _drawn: dict[str, DrawnAt] = field(default_factory=dict)  # DOT -> where the page shows it
+    draw: Draw = dot_svg  # runs Graphviz (the page's process asks the build's)
 
     def start(self, namespace: dict[str, Any]) -> None:
         """Take the state the snippet starts from (earlier snippets of the page may have run)."""
@@ -140,7 +140,7 @@ class Recorder:
 
     def _draw(self, number: int, root: str | None, graph: Graph, dot: str) -> DrawnAt:
         alt = f"The autograd graph of {root} after line {number}. {describe(graph)}"
-        self.trace.drawings[number] = _compact(render_svg(dot, alt=alt))
+        self.trace.drawings[number] = render_svg(dot, alt=alt, draw=self.draw)
         self._drawn[dot] = DrawnAt(f"{self.id_prefix}-line-{number}", number, self.title)
         return self._drawn[dot]
 
@@ -175,11 +175,6 @@ def _drawn_on_page(namespace: dict[str, Any]) -> dict[str, DrawnAt]:
 
 def _dot(graph: Graph) -> str:
     return to_dot(graph, direction="backward", grads=True, column=True)
-
-
-def _compact(svg: str) -> str:
-    """The aria-label stays; the <title> that repeats it goes (render_svg compacts the rest)."""
-    return re.sub(r"<title>.*?</title>", "", svg, count=1, flags=re.DOTALL)
 
 
 def _graph_changes(before: Graph | None, after: Graph, *, new: bool) -> Iterator[str]:

@@ -15,10 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The languages whose fences this site executes. A `pycon` fence without options is an
-# ordinary console block; with any option it is executable, and its options are checked.
-EXECUTABLE = ("pycon", "autograd-graph", "diagram")
-ALWAYS_EXECUTABLE = ("autograd-graph", "diagram")
+from autograd_traced.fences.registry import KINDS
 
 _OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _LANGUAGE = re.compile(r"[ \t]*\.?(?P<language>[\w#.+-]+)(?=[ \t{]|$)")
@@ -43,9 +40,10 @@ class Fence:
 
     @property
     def executable(self) -> bool:
-        if self.language in ALWAYS_EXECUTABLE:
-            return True
-        return self.language == "pycon" and bool(self.options or self.unreadable)
+        """A fence of a registered kind; a `pycon` fence only with options (else it is an
+        ordinary console block), which are then checked."""
+        kind = KINDS.get(self.language)
+        return kind is not None and kind.executable(self.options, self.unreadable)
 
     @property
     def label(self) -> str:

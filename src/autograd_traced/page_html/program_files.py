@@ -21,10 +21,9 @@ from typing import Any
 
 import nbformat
 
-from autograd_traced.running.snippets import ExampleRun
+from autograd_traced.running.snippets import SHOWN_TRACEBACK, ExampleRun
 
 # How snippets.run_snippet shows an expected error after what the example printed before it.
-TRACEBACK_HEADER = "Traceback (most recent call last):\n  ...\n"
 RAISES_TAG = "raises-exception"  # nbclient and Jupyter go on after a cell with this tag fails
 
 
@@ -56,7 +55,7 @@ def cells_from_runs(snippet: str, runs: Sequence[ExampleRun]) -> Console:
         if run.example.exc_msg is None:
             cells.append(Cell(snippet, run.source, run.output))
         else:
-            printed, _, error = run.output.partition(TRACEBACK_HEADER)
+            printed, _, error = run.output.partition(SHOWN_TRACEBACK)
             cells.append(Cell(snippet, run.source, printed, error.rstrip("\n")))
     return tuple(cells)
 

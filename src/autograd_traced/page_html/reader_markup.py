@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import re
 
-# From the traceback's first line to the next prompt or the end of the block, less the
-# newline that ends it (the tint covers the lines, not an empty one after them).
-_TRACEBACK = re.compile(
-    r'<span class="gt">.*?(?=\n*(?:<span class="gp">|</code>))', flags=re.DOTALL
-)
+from autograd_traced.page_html.consoles import TRACEBACK_RE
+
 _TABLE = re.compile(r"<table>.*?</table>", flags=re.DOTALL)
 _CODE = re.compile(r"<code>.*?</code>", flags=re.DOTALL)
 _DOT_BEFORE_NAME = re.compile(r"\.(?=[A-Za-z_])")
@@ -25,7 +22,8 @@ _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog
 
 
 def mark_tracebacks(page_html: str) -> str:
-    return _TRACEBACK.sub(lambda m: f'<span class="ag-traceback">{m.group(0)}</span>', page_html)
+    # The tint covers the traceback's lines, not an empty one after them.
+    return TRACEBACK_RE.sub(lambda m: f'<span class="ag-traceback">{m.group(0)}</span>', page_html)
 
 
 def break_table_code_at_dots(page_html: str) -> str:

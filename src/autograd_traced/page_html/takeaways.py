@@ -20,6 +20,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from autograd_traced.page_html.consoles import TITLED_BLOCK_RE
 from autograd_traced.page_html.program_files import (
     Console,
     console_code,
@@ -28,11 +29,6 @@ from autograd_traced.page_html.program_files import (
 )
 
 SNIPPETS = "snippets"
-# A console block as pymdownx.highlight renders it, titled with its snippet's path.
-CONSOLE_BLOCK_RE = re.compile(
-    r'<div class="highlight"(?P<attrs>[^>]*)><span class="filename">'
-    r"(?P<path>snippets/[^<]+\.pycon)</span>"
-)
 FIRST_HEADING_END_RE = re.compile(r"</h1>")
 
 
@@ -113,7 +109,7 @@ def _decorate_consoles(
             f'<span class="filename"><a href="{href}">{path}</a></span>'
         )
 
-    page_html = CONSOLE_BLOCK_RE.sub(decorate, page_html)
+    page_html = TITLED_BLOCK_RE.sub(decorate, page_html)
     if remaining:
         raise TakeawayError(
             f"{page.file.src_uri}: {len(remaining)} snippets ran without a console block"

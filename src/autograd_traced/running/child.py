@@ -9,9 +9,12 @@ import os
 import random
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from autograd_traced.drawing.player import player_id, render_player
+from autograd_traced.drawing.svg import Draw, dot_svg, figure
+from autograd_traced.fences.registry import KINDS
+from autograd_traced.running.plan import FenceResult, PagePlan, PlannedFence
 from autograd_traced.running.snippets import (
     Snippet,
     SnippetError,
@@ -19,9 +22,6 @@ from autograd_traced.running.snippets import (
     stored_runs,
     transcript,
 )
-
-if TYPE_CHECKING:
-    from autograd_traced.running.pages import FenceResult, PagePlan, PlannedFence
 
 Report = Callable[[str, float], None]
 Ask = Callable[[str, object], object]
@@ -34,12 +34,7 @@ def execute_page(plan: PagePlan, *, report: Report, ask: Ask | None = None) -> l
     After a failure the later ones are not run: they would run on half-made state. `ask`
     reaches the build's process: it draws the graphs, once per DOT source for every page.
     """
-    from autograd_traced.drawing import svg
-    from autograd_traced.running.pages import STATEFUL, FenceResult
-
-    if ask is not None:
-        svg.run_dot = lambda source: str(ask("dot", source))
-
+    draw: Draw = dot_svg if ask is None else (lambda source: str(ask("dot", source)))
     if plan.settings.execute:  # in a process of the page's own (with execution off, not)
         os.chdir(plan.root)  # relative paths mean the same in the build, serve and tests
         _seed_everything()
@@ -48,7 +43,7 @@ def execute_page(plan: PagePlan, *, report: Report, ask: Ask | None = None) -> l
     failed = ""
     for planned in plan.fences:
         fence = planned.fence
-        if fence.language not in STATEFUL:
+        if not KINDS[fence.language].stateful:
             continue
         result = FenceResult(planned.where, fence.language, fence.options)
         if planned.problem:
@@ -60,7 +55,7 @@ def execute_page(plan: PagePlan, *, report: Report, ask: Ask | None = None) -> l
             continue
         run = _run_pycon if fence.language == "pycon" else _run_graph
         try:
-            results.append(run(planned, result, namespace, plan, report))
+            results.append(run(planned, result, namespace, plan, report, draw))
         except SnippetError as error:
             results.append(replace(result, error=str(error)))
             failed = planned.where
@@ -75,11 +70,9 @@ def execute_page(plan: PagePlan, *, report: Report, ask: Ask | None = None) -> l
 
 def crashed(plan: PagePlan, where: str, message: str) -> list[FenceResult]:
     """Results for a page whose process ended (or was stopped) while running `where`."""
-    from autograd_traced.running.pages import STATEFUL, FenceResult
-
     results = []
     for planned in plan.fences:
-        if planned.fence.language not in STATEFUL:
+        if not KINDS[planned.fence.language].stateful:
             continue
         result = FenceResult(planned.where, planned.fence.language, planned.fence.options)
         if where.endswith(f"(used by {planned.where})") or where == planned.where:
@@ -109,10 +102,6 @@ def torch_version(*, report: Report, ask: Ask | None = None) -> str:
     return str(torch.__version__)  # a str subclass of torch's: unpickled, it imports torch
 
 
-def figure(svg: str) -> str:
-    return f'<figure class="autograd-diagram">\n{svg}\n</figure>'
-
-
 def _seed_everything() -> None:
     import torch
 
@@ -131,6 +120,7 @@ def _run_pycon(
     namespace: dict[str, Any],
     plan: PagePlan,
     report: Report,
+    draw: Draw,
 ) -> FenceResult:
     path = planned.fence.options["file"]
     snippet = Snippet.parse(path, planned.source, page=planned.where)
@@ -141,7 +131,7 @@ def _run_pycon(
     if planned.fence.options.get("trace") == "on":
         from autograd_traced.drawing.tracer import Recorder  # imports torch
 
-        recorder = Recorder(player_id(path), title=path)
+        recorder = Recorder(player_id(path), title=path, draw=draw)
         recorder.start(namespace)
     runs = run_snippet(
         snippet,
@@ -165,6 +155,7 @@ def _run_graph(
     namespace: dict[str, Any],
     plan: PagePlan,
     report: Report,
+    draw: Draw,
 ) -> FenceResult:
     if not plan.settings.execute:
         return replace(result, html="<p><em>(graph not drawn: execution is off)</em></p>")
@@ -180,10 +171,5 @@ def _run_graph(
         raise SnippetError(f"{planned.where}: {name!r} is not a tensor with a recorded graph")
     direction = options.get("direction", "backward")
     alt = options.get("alt") or f"The {direction} graph PyTorch recorded for {name}"
-    svg = graph_svg(
-        root,
-        namespace,
-        alt=alt,
-        direction=direction,
-    )
+    svg = graph_svg(root, namespace, alt=alt, direction=direction, draw=draw)
     return replace(result, html=figure(svg))

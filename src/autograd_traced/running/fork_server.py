@@ -258,7 +258,3 @@ def shared(preload: Callable[[], None] | None = None) -> ForkServer:
             _shared = ForkServer.start(preload)
             atexit.register(_shared.stop)  # waited for, with its children: their CPU is ours
         return _shared
-
-
-def started() -> bool:
-    return _shared is not None

@@ -24,6 +24,8 @@ from typing import Any
 # ELLIPSIS lets an expected error be compared on a stable prefix: torch rewords its
 # messages between releases, so a snippet stores "RuntimeError: Trying to ... second time...".
 OPTIONFLAGS = doctest.ELLIPSIS
+# How a transcript shows an expected error: Python's header, the frames cut, then the error.
+SHOWN_TRACEBACK = "Traceback (most recent call last):\n  ...\n"
 
 
 class SnippetError(Exception):
@@ -36,13 +38,6 @@ class Snippet:
 
     path: str  # relative to the repository root, as written in the page
     examples: tuple[doctest.Example, ...]
-
-    @classmethod
-    def load(cls, root: Path, path: str, *, page: str) -> Snippet:
-        file = root / path
-        if not path.startswith("snippets/") or not path.endswith(".pycon") or not file.is_file():
-            raise SnippetError(f"{page}: snippet file {path!r} does not exist")
-        return cls.parse(path, file.read_text(encoding="utf-8"), page=page)
 
     @classmethod
     def parse(cls, path: str, text: str, *, page: str) -> Snippet:
@@ -119,7 +114,7 @@ def run_snippet(
             # An expected exception: compare its last line(s) and show it the way Python does.
             got = "".join(traceback.format_exception_only(type(error), error))
             want, problem = example.exc_msg, "raised a different exception"
-            shown = f"{stdout}Traceback (most recent call last):\n  ...\n{got}"
+            shown = f"{stdout}{SHOWN_TRACEBACK}{got}"
         stored = None
         if not checker.check_output(want, got, OPTIONFLAGS):
             if not update:

@@ -16,7 +16,8 @@ import pytest
 from sybil import Document, Example, Region
 
 from autograd_traced.fences.grammar import executable_fences
-from autograd_traced.running.pages import PagePlan, Settings, plan_page, run_page
+from autograd_traced.running.pages import shared_runner
+from autograd_traced.running.plan import PagePlan, Settings, plan_page
 from autograd_traced.running.snippets import Snippet, write_updates
 
 _RUN_KEY = "__page_run__"  # the page's run, in the Sybil document's namespace
@@ -62,7 +63,7 @@ class SnippetFenceParser:
     def evaluate(self, example: Example) -> str | None:
         item: PageFence = example.parsed
         if _RUN_KEY not in example.namespace:  # the page's first item runs it, for all
-            example.namespace[_RUN_KEY] = run_page(item.plan)
+            example.namespace[_RUN_KEY] = shared_runner().run_page(item.plan)
         result = example.namespace[_RUN_KEY].results[item.index]
         if result.skipped:
             pytest.skip(f"{item.label}: {result.skipped}")

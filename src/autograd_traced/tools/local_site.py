@@ -24,7 +24,7 @@ HOST = "127.0.0.1"
 SERVE_ARGS = ("serve", "--dirty")
 
 # What a copy of the site needs to build and test its snippets; site/, .git, .nox stay behind.
-SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets", "hooks")
+SITE_SOURCES = ("mkdocs.yml", "conftest.py", "pyproject.toml", "docs", "snippets")
 
 # Debian's Chromium, never a Playwright download; CHROMIUM points elsewhere.
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

@@ -1,0 +1,29 @@
+"""The console block's markup, written once: how pymdownx.highlight renders a snippet's
+transcript, and what the build adds to it. Every module (and test) that finds console blocks
+or their tracebacks in a page's HTML reads them with these."""
+
+from __future__ import annotations
+
+import re
+
+CONSOLE_BLOCK = '<div class="highlight">'  # how a highlighted block opens
+# Transcripts stay out of the search index, which every page downloads: the prose says what
+# each one does (and search_aside keeps the search plugin from parsing them at all).
+SEARCH_EXCLUDED = "data-search-exclude"
+
+# A console block as highlighted, titled with its snippet's path (before takeaways link it).
+TITLED_BLOCK_RE = re.compile(
+    r'<div class="highlight"(?P<attrs>[^>]*)><span class="filename">'
+    r"(?P<path>snippets/[^<]+\.pycon)</span>"
+)
+# A console block of the built page: its title (the snippet's path, a link) and its code.
+SHOWN_BLOCK_RE = re.compile(
+    r'<div class="highlight"[^>]*><span class="filename">(?:<a [^>]*>)?(?P<path>[^<]+)'
+    r"(?:</a>)?</span><pre>.*?<code>(?P<code>.*?)</code>",
+    re.DOTALL,
+)
+# An expected error in a highlighted transcript: from the traceback's first line to the next
+# prompt or the end of the block, less the newline that ends it.
+TRACEBACK_RE = re.compile(
+    r'<span class="gt">.*?(?=\n*(?:<span class="gp">|</code>))', flags=re.DOTALL
+)

@@ -1,0 +1,266 @@
+"""The `autograd-traced` MkDocs plugin: run every page's executable fences before rendering
+(in parallel, each page in a process of its own, reusing results whose inputs did not
+change), fail the build on any failure, and finish the page's HTML for its readers.
+
+A failed fence fails `mkdocs build` whatever its flags (`-q`, `-v`, with or without
+`--strict`): it is an error of its own, raised before any page is written. Under
+`mkdocs serve` the page shows the error instead, and the server keeps serving.
+
+MkDocs keeps a plugin that has `on_startup` across `mkdocs serve` rebuilds (and across the
+builds of one process), so what outlives a build lives on the instance; what one build
+gathers is made afresh in `on_config`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import meta
+
+from autograd_traced.build import incremental, provenance
+from autograd_traced.build.failures import report_to_writer
+from autograd_traced.build.stages import Stage, Stages
+from autograd_traced.fences.superfences import FenceShow, error_block
+from autograd_traced.page_html import search_aside, takeaways
+from autograd_traced.page_html.katex import MathError, render_math
+from autograd_traced.page_html.program_files import cells_from_runs
+from autograd_traced.page_html.reader_markup import (
+    break_table_code_at_dots,
+    mark_tracebacks,
+    name_search_dialog,
+)
+from autograd_traced.page_html.search_index import (
+    MathTextError,
+    exclude_tab_labels,
+    readable_index,
+)
+from autograd_traced.page_html.whitespace import strip_indentation
+from autograd_traced.running import pages
+from autograd_traced.running.plan import DEFAULT_TIMEOUT, PagePlan, Settings, plan_page
+
+log = logging.getLogger("mkdocs.plugins.autograd_traced")
+SUPERFENCES = "pymdownx.superfences"
+
+
+class AutogradTracedConfig(base.Config):
+    # Seconds one example may run; a fence's timeout="..." overrides it.
+    timeout = c.Type((int, float), default=DEFAULT_TIMEOUT)
+    # The pages that offer their program as a script and a notebook (one program each).
+    downloads = c.ListOfItems(c.Type(str), default=[])
+    # False: pages show their stored transcripts and torch is never imported (the
+    # benchmark's baseline, `AUTOGRAD_TRACED_EXECUTE=false` in mkdocs.yml).
+    execute = c.Type(bool, default=True)
+
+
+class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
+    def __init__(self) -> None:
+        self.serving = False  # `mkdocs serve`: show failures on the page, keep serving
+        self.dirty: incremental.DirtyServe | None = None  # `mkdocs serve --dirty` only
+        self.runner = pages.shared_runner()  # page runs, kept across builds by their key
+        self.fences = FenceShow()
+        # One build's: made afresh in on_config.
+        self.stages = Stages()
+        self.source = provenance.Provenance(None, None)
+        self.plans: dict[str, tuple[str, PagePlan]] = {}  # src_uri -> (Markdown, its plan)
+        self.set_aside: dict[str, list[str]] = {}  # src_uri -> what search need not read
+        self.downloads: list[takeaways.Download] = []  # written once the site is
+
+    def load_config(
+        self, options: dict[str, Any], config_file_path: str | None = None
+    ) -> tuple[base.ConfigErrors, base.ConfigWarnings]:
+        """A misspelt option is an error, not a warning a non-strict build would pass over."""
+        errors, warnings = super().load_config(options, config_file_path)
+        return [*errors, *warnings], []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+        active = self.serving and dirty  # a new serve: a new site folder, nothing written yet
+        self.dirty = incremental.DirtyServe() if active else None
+        incremental.DirtyServe.drop_dirty_warning(active)
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.fences.begin_build()
+        self.stages = Stages()
+        self.plans.clear()
+        self.set_aside.clear()
+        self.downloads.clear()
+        self.source = provenance.read(Path(config.config_file_path).parent)  # git, once a build
+        self.source.pin_build_date()  # dates in the sitemap are the commit's: same bytes
+        if SUPERFENCES not in config.markdown_extensions:
+            config.markdown_extensions.append(SUPERFENCES)
+        superfences = config.mdx_configs.setdefault(SUPERFENCES, {})
+        superfences["custom_fences"] = [
+            *superfences.get("custom_fences", []),
+            *self.fences.custom_fences(),
+        ]
+        if self.config.execute:
+            # Forked now, from this thread, before any page runs; it imports torch meanwhile,
+            # once per process: `mkdocs serve` rebuilds reuse it.
+            pages.start_processes()
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        files = takeaways.publish_snippets(files, config)
+        # Every page starts running now, a process per core, while MkDocs reads the others.
+        documents = files.documentation_pages()
+        texts = {
+            file.src_uri: Path(file.abs_src_path).read_text(encoding="utf-8-sig")
+            for file in documents
+        }
+        for file in documents:
+            markdown = meta.get_data(texts[file.src_uri])[0]
+            self.plans[file.src_uri] = (markdown, self._plan(file.abs_src_path, markdown, config))
+        to_run = list(self.plans)
+        if self.dirty is not None:
+            site = incremental.site_key(config, files, self.source.sentence(), texts)
+            keys = {
+                uri: incremental.page_key(site, texts[uri], plan)
+                for uri, (_, plan) in self.plans.items()
+            }
+            to_run = self.dirty.mark_changed(files, keys)
+            log.info("Writing %d of %d pages: those whose inputs changed", len(to_run), len(keys))
+        self.runner.prefetch((self.plans[uri][1] for uri in to_run), self.stages)
+        if self.serving:
+            self.runner.forget_except(plan.key for _, plan in self.plans.values())
+        return files
+
+    def on_page_markdown(
+        self, markdown: str, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        planned = self.plans.get(page.file.src_uri)
+        if planned is not None and planned[0] == markdown:
+            plan = planned[1]
+        else:  # another plugin changed the page since on_files
+            plan = self._plan(page.file.abs_src_path, markdown, config)
+        with self.stages.timed(Stage.EXECUTION):
+            self.fences.begin_page(self.runner.run_page(plan, self.stages))
+        return markdown
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        html = break_table_code_at_dots(mark_tracebacks(html))
+        state = self.fences.page
+        assert state is not None
+        failures = self.fences.failures
+        missed = [
+            failures.add(
+                f"{result.where}: this {result.language} fence was not run by the build: "
+                'SuperFences did not take it as a fence (check its options are key="value", '
+                "and that it is not inside an HTML block)"
+            )
+            for result in state.unshown()
+            if not result.failed
+        ]
+        if not state.run.failures:  # a failed page's downloads would stop short: the build fails
+            consoles = [
+                cells_from_runs(result.options["file"], result.runs)
+                for result in state.run.results
+                if result.language == "pycon"
+            ]
+            try:
+                offered = page.file.src_uri in self.config.downloads
+                html, page_downloads = takeaways.add_to_page(
+                    html, page, files, consoles, downloads=offered
+                )
+                self.downloads.extend(page_downloads)
+            except takeaways.TakeawayError as error:
+                missed.append(failures.add(str(error)))
+        html = exclude_tab_labels(html)
+        html, self.set_aside[page.file.src_uri] = search_aside.set_aside(html)
+        if self.dirty is not None:  # a failed page is written again on every rebuild, and reported
+            reusable = state.run.reusable and not state.run.failures and not missed
+            self.dirty.rendered(page, reusable=reusable)
+        return "".join(error_block(message) for message in missed) + html
+
+    def on_env(self, env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
+        if self.config.execute:
+            # Taken from the build, never typed: the outputs on every page come from this release.
+            release = pages.torch_version()
+            config.copyright = f"Every output on this site was produced by PyTorch {release}."
+        else:
+            config.copyright = (
+                "Execution was off for this build: outputs are the stored transcripts."
+            )
+        config.copyright += f" {self.source.sentence()}"
+        if self.dirty is not None:
+            self.dirty.restore_skipped(files)
+        # Every page is rendered, none is written yet: stop here so no broken page is published.
+        messages = self.fences.failures.messages
+        if messages:
+            if self.serving:
+                for message in messages:
+                    report_to_writer(message)
+            else:
+                raise PluginError(
+                    f"{len(messages)} executable fence(s) failed; no page was written:\n\n"
+                    + "\n\n".join(messages)
+                )
+        return env
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        output = name_search_dialog(output, "Search")
+        output = search_aside.put_back(output, self.set_aside.pop(page.file.src_uri, []))
+        output = strip_indentation(output)
+        # After the search plugin took the page's text: the index keeps each formula once, as TeX.
+        katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
+        try:
+            with self.stages.timed(Stage.MATH):
+                output = render_math(output, katex_js)
+        except MathError as error:
+            message = self.fences.failures.add(f"{page.file.src_uri}: {error}")
+            if self.serving:
+                report_to_writer(message)
+            if self.dirty is not None:
+                self.dirty.forget(page)
+            return output
+        if self.dirty is not None:
+            self.dirty.written(page, config)
+        return output
+
+    @event_priority(-50)  # after the search plugin, which writes the index this rewrites
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        log.debug(self.stages.record())
+        takeaways.write(config.site_dir, self.downloads)
+        self.downloads.clear()
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        try:
+            # Under serve --dirty the search plugin merged the index wrongly: made again whole.
+            whole = self.dirty.search_index(config) if self.dirty is not None else None
+            text = whole if whole is not None else index.read_text(encoding="utf-8")
+            index.write_text(readable_index(text), encoding="utf-8")
+        except MathTextError as error:
+            message = self.fences.failures.add(f"search index: {error}")
+            if self.serving:
+                report_to_writer(message, on_page=False)
+        # Formulas are rendered as pages are written: reported once all are, anchors checked.
+        if self.fences.failures.messages and not self.serving:
+            raise PluginError("\n\n".join(self.fences.failures.messages))
+
+    def settings(self) -> Settings:
+        return Settings(timeout=float(self.config.timeout), execute=self.config.execute)
+
+    def _plan(self, abs_src_path: str | None, markdown: str, config: MkDocsConfig) -> PagePlan:
+        root = Path(config.config_file_path).parent
+        page = Path(abs_src_path or "").relative_to(root).as_posix()
+        return plan_page(root, page, markdown, self.settings())
+
+
+PLUGIN_NAME = "autograd-traced"  # its entry point, as mkdocs.yml lists it
+
+
+def configured(config_file: Path) -> AutogradTracedPlugin:
+    """The plugin as a site's mkdocs.yml configures it (the tests run pages with its settings)."""
+    from mkdocs.config import load_config
+
+    plugin = load_config(str(config_file)).plugins.get(PLUGIN_NAME)
+    if not isinstance(plugin, AutogradTracedPlugin):
+        raise PluginError(f"{config_file} does not list the {PLUGIN_NAME} plugin")
+    return plugin
