@@ -160,10 +160,17 @@ def _installed_torch() -> str:
         return ""
 
 
+PACKAGE = Path(__file__).parents[1]
+
+
 @cache
 def _code_version() -> str:
+    return code_version(PACKAGE)
+
+
+def code_version(package: Path) -> str:
+    """Python's version and every module of the package, in every folder, by path and text."""
     digest = hashlib.sha256(sys.version.encode())
-    package = Path(__file__).parents[1]  # every module of the package, in every folder
     for source in sorted(package.rglob("*.py")):
         digest.update(source.relative_to(package).as_posix().encode() + b"\0")
         digest.update(source.read_bytes())
