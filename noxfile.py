@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tomllib
 from pathlib import Path
 
 import nox
 
+ROOT = Path(__file__).parent
+sys.path.insert(0, str(ROOT / "src"))  # local_site needs only the standard library
+from autograd_traced.tools.local_site import CHROMIUM, HOST, PORT, SERVE_ARGS  # noqa: E402
+
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["lint", "tests", "browser"]
 
-ROOT = Path(__file__).parent
 TORCH_VERSIONS = ["2.13.0", "2.14.1"]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 TOOLS = {"dot": "graphviz", "node": "nodejs"}  # command -> Debian package the build needs
 TEST_TOOLS = {"faketime": "faketime"}  # ... and the tests besides (a build on a faked day)
@@ -65,13 +68,13 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def serve(session: nox.Session) -> None:
-    """Serve the site on 127.0.0.1:8000 (under its path), re-running snippets on save."""
+    """Serve the site on 127.0.0.1:8000 (under its path), re-running snippets on save.
+
+    --dirty: a rebuild writes only the pages whose inputs changed (build.incremental)."""
     require_system_packages(session, browser=False)
     install_project(session)
-    # --dirty: a rebuild writes only the pages whose inputs changed (local_site.SERVE_ARGS).
-    session.run(
-        "mkdocs", "serve", "--dirty", "--dev-addr", "127.0.0.1:8000", *session.posargs, env=QUIET
-    )
+    address = f"{HOST}:{PORT}"
+    session.run("mkdocs", *SERVE_ARGS, "--dev-addr", address, *session.posargs, env=QUIET)
 
 
 @nox.session
@@ -118,8 +121,8 @@ def torch_matrix(session: nox.Session, torch_version: str) -> None:
     session.run(
         "pytest",
         "docs",
-        "tests/test_prose_numbers.py",
-        "tests/test_snippet_coverage.py",
+        "tests/site/test_prose_numbers.py",
+        "tests/site/test_snippet_coverage.py",
         "--require-snippets",
         *session.posargs,
         env=QUIET,

@@ -108,7 +108,7 @@ def test_two_builds_produce_identical_html(built_site: Path, copies: Copies) -> 
     # The harness's passing copy holds the same pages, untouched, next to pages of its own;
     # the real command built it in another process, from another folder.
     if not copies.passing_build.result().ok:
-        pytest.skip("the passing copy did not build: tests/test_harness.py says why")
+        pytest.skip("the passing copy did not build: tests/site/test_harness.py says why")
     again = copies.passing / "site"
     pages = sorted(p.relative_to(built_site) for p in built_site.rglob("*.html"))
     assert len(pages) == len(PAGES) + 1  # and 404.html

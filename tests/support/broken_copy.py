@@ -1,9 +1,9 @@
-"""Copies of the site with extra pages, for tests/test_harness.py.
+"""Copies of the site with extra pages, for tests/site/test_harness.py.
 
 - The passing copy adds pages that must pass: fences written in every form the grammar
   accepts, two pages that each try to leak process-wide state into the other, and printed
   markup. The real `mkdocs build --strict` builds it; its real pages must match the
-  repository's own build byte for byte (tests/test_site_build.py checks that), though made in
+  repository's own build byte for byte (tests/site/test_site_build.py checks that), though made in
   another process and folder.
 - The broken copy adds those and one page per kind of break, derived from the real pages:
   the real `mkdocs build -q` (quiet, not strict: the hardest case) must fail on every one,

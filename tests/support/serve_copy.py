@@ -1,4 +1,4 @@
-"""`mkdocs serve` on a copy of the site whose snippet is broken, for tests/test_serve.py."""
+"""`mkdocs serve` on a copy of the site whose snippet is broken, for tests/site/test_serve.py."""
 
 from __future__ import annotations
 

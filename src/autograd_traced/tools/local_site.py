@@ -19,8 +19,9 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 HOST = "127.0.0.1"
+PORT = 8000  # where `nox -s serve` and `nox -s preview` serve the site
 # `mkdocs serve` as `nox -s serve` runs it: with --dirty, a rebuild writes only the pages whose
-# inputs changed (build.incremental). noxfile.py spells it out (it cannot import this).
+# inputs changed (build.incremental). noxfile.py imports this module: standard library only.
 SERVE_ARGS = ("serve", "--dirty")
 
 # What a copy of the site needs to build and test its snippets; site/, .git, .nox stay behind.

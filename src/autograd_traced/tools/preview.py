@@ -20,9 +20,7 @@ from urllib.parse import urlsplit
 
 from mkdocs.config import load_config
 
-from autograd_traced.tools.local_site import HOST, serving, strict_build_command
-
-DEFAULT_PORT = 8000
+from autograd_traced.tools.local_site import HOST, PORT, serving, strict_build_command
 
 
 def preview_address(site_url: str, port: int) -> str:
@@ -32,7 +30,7 @@ def preview_address(site_url: str, port: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--port", type=int, default=PORT)
     parser.add_argument("--site-dir", type=Path, default=Path("site"))
     args = parser.parse_args(argv)
 
