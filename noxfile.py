@@ -100,7 +100,14 @@ def browser(session: nox.Session) -> None:
     """Open every page of the built site in headless Chromium (offline, no third-party host)."""
     require_system_packages(session, browser=True)
     install_project(session, extras="test,browser")
-    session.run("pytest", "tests/browser", *session.posargs, env={**QUIET, "CHROMIUM": CHROMIUM})
+    # Pages are read independently: one worker per core, each with its own build and server.
+    session.run(
+        "pytest",
+        "tests/browser",
+        "--numprocesses=auto",
+        *session.posargs,
+        env={**QUIET, "CHROMIUM": CHROMIUM},
+    )
 
 
 def requirements_with_torch(version: str) -> list[str]:
