@@ -4,7 +4,7 @@ The search plugin reads every page's HTML. Three kinds of markup are most of it 
 index nothing: diagrams (every label of every graph), the executed transcripts and the
 players' parts marked `data-search-exclude` (the plugin skips their text but still parses
 each of their tags).
-Parsing them took a third of a 40-page build. So the hook sets them aside once the page is
+Parsing them took a third of a 40-page build. So the plugin sets them aside once the page is
 rendered (`set_aside`), leaving each diagram's text alternative, once, where the plugin
 reads it, and puts them back when the page is written (`put_back`).
 """
