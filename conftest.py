@@ -5,20 +5,13 @@ from what the code prints now (like Pydantic's), for when an output legitimately
 """
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
-from sybil import Sybil
 
-from autograd_traced.plugin import configured
 from autograd_traced.running.pages import start_processes
 from autograd_traced.running.torch_import import import_torch
-from autograd_traced.testing.sybil_pages import SnippetFenceParser
+from tests.support.snippet_pages import snippet_pages, snippet_parser
 
-ROOT = Path(__file__).parent
-# The build's own settings (the time limit) come from the plugin's config in mkdocs.yml.
-snippet_parser = SnippetFenceParser(ROOT, configured(ROOT / "mkdocs.yml").settings())
-snippet_pages = Sybil(parsers=[snippet_parser], patterns=["*.md"], path="docs")
 pytest_collect_file = snippet_pages.pytest()
 
 

@@ -12,85 +12,18 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
+from playwright.sync_api import Browser, Playwright, sync_playwright
 
-from autograd_traced.tools.local_site import CHROMIUM, CHROMIUM_ARGS, HOST, serving
+from autograd_traced.tools.local_site import CHROMIUM, CHROMIUM_ARGS, serving
+from tests.support.browser import DESKTOP_LIGHT, Recorder, View, is_local
 from tests.support.build import build
 from tests.support.paths import ROOT
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
-
-
-def is_local(url: str) -> bool:
-    """True for requests served by the test server, and for data: and blob: URLs."""
-    parts = urlsplit(url)
-    return parts.scheme in ("data", "blob") or parts.hostname == HOST
-
-
-@dataclass(frozen=True)
-class View:
-    """How a reader sees the site: window width in CSS px and the system's colour scheme."""
-
-    width: int
-    scheme: str  # "light" or "dark": Material follows it with its default or slate palette
-
-    def __str__(self) -> str:
-        return f"{self.width}-{self.scheme}"
-
-    @property
-    def palette(self) -> str:
-        """The `data-md-color-scheme` Material sets for this colour scheme."""
-        return {"light": "default", "dark": "slate"}[self.scheme]
-
-
-DESKTOP_LIGHT = View(1280, "light")
-PHONE_WIDTH = 390
-# Every page is read in each of these (tests/browser/test_reading.py).
-VIEWS = [DESKTOP_LIGHT, View(1280, "dark"), View(PHONE_WIDTH, "light"), View(PHONE_WIDTH, "dark")]
-
-
-@dataclass
-class Recorder:
-    """A page plus everything it did since it was opened."""
-
-    page: Page
-    view: View = DESKTOP_LIGHT
-    requests: list[str] = field(default_factory=list)
-    console_errors: list[str] = field(default_factory=list)
-    page_errors: list[str] = field(default_factory=list)
-    failed_requests: list[str] = field(default_factory=list)
-    error_responses: list[str] = field(default_factory=list)
-
-    def off_origin_requests(self) -> list[str]:
-        """Every requested URL whose host is not the local test server."""
-        return [url for url in self.requests if not is_local(url)]
-
-    def problems(self) -> list[str]:
-        """One line per problem: off-origin requests, console errors, exceptions, failures."""
-        groups = {
-            "off-origin request": self.off_origin_requests(),
-            "console error": self.console_errors,
-            "uncaught exception": self.page_errors,
-            "failed request": self.failed_requests,
-            "HTTP error": self.error_responses,
-        }
-        return [f"{kind}: {item}" for kind, items in groups.items() for item in items]
-
-    def _console(self, message: ConsoleMessage) -> None:
-        if message.type == "error":
-            where = message.location
-            self.console_errors.append(
-                f"{message.text} ({where.get('url')}:{where.get('lineNumber')})"
-            )
-
-    def _failed(self, request: Request) -> None:
-        self.failed_requests.append(f"{request.url} ({request.failure})")
 
 
 @pytest.hookimpl(wrapper=True)

@@ -15,10 +15,9 @@ from functools import partial
 import pytest
 from playwright.sync_api import Route
 
+from tests.support.browser import Recorder
+from tests.support.paths import PAGE_URLS, slug
 from tests.support.transcripts import examples
-
-from .conftest import Recorder
-from .test_pages_in_browser import PAGES, _slug
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +45,7 @@ def _open_by_instant_navigation(rec: Recorder, site_url: str, path: str) -> None
     assert rec.page.evaluate("window.notReloaded === true"), f"{path}: loaded without instant nav"
 
 
-@pytest.mark.parametrize("page_path", PAGES, ids=_slug)
+@pytest.mark.parametrize("page_path", PAGE_URLS, ids=slug)
 def test_copied_console_blocks_run_in_python_and_print_the_page(
     page_path: str, site_url: str, recorder: Recorder
 ) -> None:

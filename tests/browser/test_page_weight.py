@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Response
 
-from .conftest import Recorder
-from .test_pages_in_browser import PAGES, _slug
+from tests.support.browser import Recorder
+from tests.support.paths import PAGE_URLS, slug
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ def body_size(response: Response) -> int:
         return 0
 
 
-@pytest.mark.parametrize("page_path", PAGES, ids=_slug)
+@pytest.mark.parametrize("page_path", PAGE_URLS, ids=slug)
 def test_page_weighs_under_budget(page_path: str, site_url: str, recorder: Recorder) -> None:
     responses: list[Response] = []
     recorder.page.context.on("response", lambda r: responses.append(r))  # workers too

@@ -19,7 +19,8 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from .conftest import ROOT, Recorder
+from tests.support.browser import Recorder
+from tests.support.paths import PAGE_URLS, slug
 
 pytestmark = pytest.mark.browser
 
@@ -32,23 +33,6 @@ EXPECTED_PAGES = {
 }
 ARTICLE_PAGES = {"computation-graphs/", "computing-gradients/"}
 MIN_DIAGRAMS_PER_ARTICLE = 2
-
-
-def _url_path(markdown: Path) -> str:
-    """docs/a/b.md -> "a/b/", docs/index.md -> "" (MkDocs directory URLs)."""
-    parts = list(markdown.relative_to(ROOT / "docs").with_suffix("").parts)
-    if parts[-1] in ("index", "README"):
-        parts.pop()
-    return "".join(f"{part}/" for part in parts)
-
-
-def _slug(path: str) -> str:
-    return path.strip("/").replace("/", "-") or "home"
-
-
-# Parametrized from the Markdown sources (cheap at collection time); test_every_built_page_is_tested
-# checks that this is exactly the set of content pages in the built site.
-PAGES = sorted({_url_path(md) for md in (ROOT / "docs").rglob("*.md")})
 
 
 def _built_pages(site: Path) -> set[str]:
@@ -145,11 +129,11 @@ def _code_texts(rec: Recorder) -> list[str]:
 def test_every_built_page_is_tested(built_site: Path) -> None:
     built = _built_pages(built_site)
     assert built >= EXPECTED_PAGES, f"missing pages: {sorted(EXPECTED_PAGES - built)}"
-    assert built == set(PAGES), f"built pages {sorted(built)} != tested pages {PAGES}"
+    assert built == set(PAGE_URLS), f"built pages {sorted(built)} != tested pages {PAGE_URLS}"
     assert _sitemap_pages(built_site) == built
 
 
-@pytest.mark.parametrize("page_path", PAGES, ids=_slug)
+@pytest.mark.parametrize("page_path", PAGE_URLS, ids=slug)
 def test_page(page_path: str, site_url: str, recorder: Recorder) -> None:
     """No off-origin requests, console errors or failed loads; math and diagrams render."""
     response = recorder.page.goto(site_url + page_path, wait_until="networkidle")

@@ -16,14 +16,14 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from .conftest import VIEWS, Recorder
-from .test_pages_in_browser import PAGES, _slug
+from tests.support.browser import VIEWS, Recorder
+from tests.support.paths import PAGE_URLS, slug
 
 # Every test reads every page in every view: test ids read "computation-graphs-390-dark".
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.parametrize("recorder", VIEWS, indirect=True, ids=str),
-    pytest.mark.parametrize("page_path", PAGES, ids=_slug),
+    pytest.mark.parametrize("page_path", PAGE_URLS, ids=slug),
 ]
 
 AA_CONTRAST = 4.5  # WCAG 2 AA for body text; diagram labels are all small text

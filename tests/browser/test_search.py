@@ -7,9 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import Recorder
 from tests.support.paths import LEAF_DEFINITIONS
-
-from .conftest import Recorder
 
 pytestmark = pytest.mark.browser
 

@@ -26,9 +26,8 @@ from autograd_traced.drawing.player import player_id
 from autograd_traced.fences.grammar import executable_fences
 from autograd_traced.running import fork_server
 from autograd_traced.running.snippets import ExampleRun, Snippet, run_snippet
+from tests.support.browser import Recorder
 from tests.support.paths import ARTICLES as PAGES_WITH_PROGRAMS
-
-from .conftest import Recorder
 
 pytestmark = pytest.mark.browser
 

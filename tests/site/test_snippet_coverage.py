@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.fences.grammar import executable_fences, prose, snippet_files
-from conftest import snippet_pages
 from tests.support.paths import ARTICLES, DOCS, PAGES, ROOT, SNIPPETS
+from tests.support.snippet_pages import snippet_pages
 
 SNIPPET_MENTION_RE = re.compile(r"snippets/[\w./-]+\.pycon")
 

@@ -15,11 +15,27 @@ ARTICLES = [*LESSONS, LAB]
 DOWNLOADABLE = [DOCS / page for page in configured(ROOT / "mkdocs.yml").config.downloads]
 
 
+def url_path(page: Path) -> str:
+    """docs/a/b.md -> "a/b/", docs/index.md -> "" (MkDocs directory URLs)."""
+    parts = list(page.relative_to(DOCS).with_suffix("").parts)
+    if parts[-1] in ("index", "README"):
+        parts.pop()
+    return "".join(f"{part}/" for part in parts)
+
+
+def slug(path: str) -> str:
+    """A page's URL path as a name for a test id or a screenshot: "a/b/" -> "a-b"."""
+    return path.strip("/").replace("/", "-") or "home"
+
+
+# Every page's URL path, from the Markdown sources (the browser tests check that this is exactly
+# the set of content pages in the built site).
+PAGE_URLS = sorted(url_path(page) for page in PAGES)
+
+
 def page_html(site: Path, page: Path) -> str:
     """The built HTML of the Markdown page `page` (a path under docs/) in `site`."""
-    path = page.relative_to(DOCS).with_suffix("")
-    name = path.parent / "index.html" if path.name == "index" else path / "index.html"
-    return (site / name).read_text()
+    return (site / url_path(page) / "index.html").read_text()
 
 
 # Where each article defines its leaves: a search for "leaf" must find these sections.

@@ -82,3 +82,38 @@ def test_the_cycle_finder_finds_one(tmp_path: Path) -> None:
     (package / "a.py").write_text("from pkg.inner import b\n")
     (package / "inner" / "b.py").write_text("def f():\n    from pkg import a\n")
     assert cycle(imports(package)) == ["pkg.a", "pkg.inner.b", "pkg.a"]
+
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def imports_of_other_tests(tests: Path) -> list[str]:
+    """`file: import` for every test module importing a test module or a conftest: what tests
+    share lives in tests/support."""
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        if "support" in path.relative_to(tests).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                names = [module.rsplit(".", 1)[-1], *(alias.name for alias in node.names)]
+                if any(name.startswith("test_") or name == "conftest" for name in names):
+                    found.append(f"{path.relative_to(tests)}: from {module} import ...")
+    return found
+
+
+def test_tests_import_helpers_from_support_only() -> None:
+    found = imports_of_other_tests(TESTS)
+    assert not found, "move what these share into tests/support:\n" + "\n".join(found)
+
+
+def test_an_import_of_another_test_is_found(tmp_path: Path) -> None:
+    (tmp_path / "browser").mkdir()
+    (tmp_path / "browser" / "test_a.py").write_text("from .test_b import PAGES\n")
+    (tmp_path / "browser" / "test_c.py").write_text("from .conftest import Recorder\n")
+    (tmp_path / "browser" / "test_d.py").write_text("from tests.support.paths import ROOT\n")
+    assert imports_of_other_tests(tmp_path) == [
+        "browser/test_a.py: from .test_b import ...",
+        "browser/test_c.py: from .conftest import ...",
+    ]
