@@ -65,9 +65,11 @@ try:
 except SystemExit as exit_:
     if exit_.code not in (None, 0):
         raise
-import os  # a child still running is the fork server, which imports torch for the pages
+import os  # a Python child still running is the fork server, which imports torch for the pages
 children = open(f'/proc/{os.getpid()}/task/{os.getpid()}/children').read().split()
-print('TORCH_IMPORTED', 'torch' in sys.modules or bool(children))
+python = os.path.realpath(sys.executable)  # not KaTeX's node, which a build keeps for serve
+server = [pid for pid in children if os.path.realpath(f'/proc/{pid}/exe') == python]
+print('TORCH_IMPORTED', 'torch' in sys.modules or bool(server))
 """
 
 
