@@ -80,6 +80,9 @@ def ran(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
                 notebook,
                 timeout=120,
                 kernel_name="python3",
+                # A print can reach the kernel's client in two chunks under load: join them,
+                # as Jupyter shows them (a chunked "False True None" failed the comparison once).
+                coalesce_streams=True,
                 resources={"metadata": {"path": str(workdir)}},
             )
             for notebook in notebooks.values()
