@@ -5,14 +5,16 @@ from what the code prints now (like Pydantic's), for when an output legitimately
 """
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from autograd_traced.running.pages import start_processes
 from autograd_traced.running.torch_import import import_torch
-from tests.support.snippet_pages import snippet_pages, snippet_parser
+from tests.support.snippet_pages import snippet_pages
 
-pytest_collect_file = snippet_pages.pytest()
+snippet_parser, snippet_sybil = snippet_pages(Path(__file__).parent)
+pytest_collect_file = snippet_sybil.pytest()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

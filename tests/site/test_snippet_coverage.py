@@ -14,11 +14,13 @@ from autograd_traced.fences.grammar import executable_fences, prose, snippet_fil
 from tests.support.paths import ARTICLES, DOCS, PAGES, ROOT, SNIPPETS
 from tests.support.snippet_pages import snippet_pages
 
+SNIPPET_PAGES = snippet_pages(ROOT)[1]
+
 SNIPPET_MENTION_RE = re.compile(r"snippets/[\w./-]+\.pycon")
 
 
 def collected(page: Path) -> list[str]:
-    return [example.parsed.label for example in snippet_pages.parse(page)]
+    return [example.parsed.label for example in SNIPPET_PAGES.parse(page)]
 
 
 def page_id(page: Path) -> str:
