@@ -46,8 +46,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     )
     for path in executed.updated:
         terminalreporter.write_line(f"updated expected output: {path}")
+    for problem in executed.not_updated:
+        terminalreporter.write_line(problem, red=True)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # Updates are written now, once per file, so every page that shares a snippet is heard.
+    snippet_parser.write_pending_updates()
+    if snippet_parser.executed.not_updated:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if session.config.getoption("--require-snippets") and snippet_parser.executed.examples == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -282,16 +282,33 @@ def test_broken_links_anchors_and_formulas_fail_the_strict_build(tmp_path: Path)
     assert "links.md: KaTeX cannot render '\\\\frac{1}'" in result.log
 
 
-def test_update_examples_rewrites_expected_output_in_place(tmp_path: Path) -> None:
+def test_update_examples_rewrites_outputs_once_per_file_and_refuses_read_only(
+    tmp_path: Path,
+) -> None:
+    # setup.pycon is run by several pages: each must not rewrite it from its own stale line
+    # numbers (an output that grows by a line used to delete the examples below it).
     root = copy_site_sources(tmp_path / "repo")
-    snippet = root / PHASE2
-    original = snippet.read_text()
-    snippet.write_text(original.replace("b.grad = -0.0817", "b.grad = -0.0818"))
+    before = run_tests(root, "--require-snippets")
+    shared, read_only = root / SETUP, root / PHASE2
+    originals = {shared: shared.read_text(), read_only: read_only.read_text()}
+    shared.write_text(
+        originals[shared].replace("z = 2.4200   a = 0.9183   loss = 0.0852\n", "wrong\nlines\n")
+    )
+    read_only.write_text(originals[read_only].replace("b.grad = -0.0817", "b.grad = -0.0818"))
+    read_only.chmod(0o444)
     updated = run_tests(root, "--update-examples")
-    assert updated.exit_code == pytest.ExitCode.OK, updated.output
-    assert f"updated expected output: {PHASE2}" in updated.output
-    assert snippet.read_text() == original
-    assert run_tests(root).exit_code == pytest.ExitCode.OK
+    assert updated.exit_code == pytest.ExitCode.TESTS_FAILED, updated.output
+    assert f"updated expected output: {SETUP}" in updated.output
+    assert f"{PHASE2}: NOT updated: {PHASE2} is read-only" in updated.output
+    assert shared.read_text() == originals[shared]
+    assert "-0.0818" in read_only.read_text()
+    read_only.chmod(0o644)
+    read_only.write_text(originals[read_only])
+    again = run_tests(root, "--require-snippets")
+    assert again.exit_code == pytest.ExitCode.OK, again.output
+    counts = re.compile(r"snippets: \d+ snippet runs, \d+ examples executed")
+    assert counts.findall(again.output) == counts.findall(before.output) != []
+    assert not list(root.rglob(".*.tmp"))
 
 
 def test_one_page_alone_gives_the_result_of_the_full_run(broken: Run, copies: Copies) -> None:

@@ -1,5 +1,10 @@
 """The snippet runner: what passes, and how each kind of failure is reported."""
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +170,41 @@ def test_update_puts_a_compound_statements_output_after_its_closing_prompt(
         update_once(tmp_path, text)
         == ">>> for i in range(2):\n...     print(i)\n...\n0\n1\n>>> x = 1\n"
     )
+
+
+def test_a_byte_order_mark_does_not_hide_the_first_example(tmp_path: Path) -> None:
+    snippet = load(tmp_path, "\ufeff>>> x = 2\n>>> x\n2\n")
+    assert [example.source for example in snippet.examples] == ["x = 2\n", "x\n"]
+
+
+def test_update_refuses_a_read_only_snippet(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> print(2)\n3\n")
+    (tmp_path / snippet.path).chmod(0o444)
+    with pytest.raises(PermissionError, match=r"example\.pycon is read-only"):
+        write_updates(tmp_path, snippet, run_snippet(snippet, {}, page=PAGE, update=True))
+    assert (tmp_path / snippet.path).read_text() == ">>> print(2)\n3\n"
+
+
+KILLED_WRITER = """
+import sys
+from pathlib import Path
+from autograd_traced.running.snippets import replace_file
+print("ready", flush=True)
+replace_file(Path(sys.argv[1]), b"new" * 30_000_000)
+"""
+
+
+@pytest.mark.parametrize("after", [0.0, 0.02, 0.05, 0.1, 0.2])
+def test_a_write_killed_at_any_moment_leaves_the_old_or_the_new_file(
+    tmp_path: Path, after: float
+) -> None:
+    file = tmp_path / "example.pycon"
+    file.write_bytes(b"old")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(file)], stdout=subprocess.PIPE
+    )
+    assert writer.stdout is not None and writer.stdout.readline() == b"ready\n"
+    time.sleep(after)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+    assert file.read_bytes() in (b"old", b"new" * 30_000_000)

@@ -11,8 +11,10 @@ import builtins
 import difflib
 import doctest
 import io
+import os
 import re
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable
 from contextlib import redirect_stdout
@@ -41,6 +43,7 @@ class Snippet:
 
     @classmethod
     def parse(cls, path: str, text: str, *, page: str) -> Snippet:
+        text = text.removeprefix("\ufeff")  # a BOM would hide the first ">>>" from doctest
         try:
             examples = doctest.DocTestParser().get_examples(text, name=path)
         except ValueError as error:  # e.g. ">>>x = 1": doctest names the line in its message
@@ -155,16 +158,19 @@ def write_updates(root: Path, snippet: Snippet, runs: list[ExampleRun]) -> bool:
     """Rewrite the expected outputs of `snippet` in place from `runs`; True if anything changed.
 
     Only the output lines of changed examples are replaced: code, comments, line endings and
-    the rest of the file stay byte for byte.
+    the rest of the file stay byte for byte. The file is replaced atomically: killed at any
+    moment, it holds either the old transcript or the new one. A read-only file is refused.
     """
     changed = [run for run in runs if run.stored is not None]
     if not changed:
         return False
     file = root / snippet.path
+    if not file.stat().st_mode & 0o222:  # the mode, not access(): root may write anything
+        raise PermissionError(f"{snippet.path} is read-only")
     lines = file.read_bytes().decode("utf-8").splitlines(keepends=True)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    for run in reversed(changed):  # bottom up, so earlier line numbers stay valid
-        assert run.stored is not None
+    for run in sorted(changed, key=lambda run: -run.example.lineno):  # bottom up: earlier
+        assert run.stored is not None  # line numbers stay valid
         start = run.example.lineno + 1  # past the ">>>" line and its "..." continuations,
         while start < len(lines) and lines[start].startswith("..."):  # the bare one included
             start += 1
@@ -176,8 +182,29 @@ def write_updates(root: Path, snippet: Snippet, runs: list[ExampleRun]) -> bool:
             if stored
             else []
         )
-    file.write_bytes("".join(lines).encode("utf-8"))
+    replace_file(file, "".join(lines).encode("utf-8"))
     return True
+
+
+def replace_file(file: Path, data: bytes) -> None:
+    """Write `data` to a temporary file beside `file`, flush it to disk, then rename it over
+    `file` (same mode): never a truncated file, whatever is killed when."""
+    handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, file.stat().st_mode & 0o7777)
+        os.replace(temporary, file)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    folder = os.open(file.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the rename itself survives a power cut
+    finally:
+        os.close(folder)
 
 
 def _stable_prefix(exc_msg: str, length: int = 60) -> str:

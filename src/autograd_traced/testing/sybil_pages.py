@@ -18,7 +18,7 @@ from sybil import Document, Example, Region
 from autograd_traced.fences.grammar import executable_fences
 from autograd_traced.running.pages import shared_runner
 from autograd_traced.running.plan import PagePlan, Settings, plan_page
-from autograd_traced.running.snippets import Snippet, write_updates
+from autograd_traced.running.snippets import ExampleRun, Snippet, write_updates
 
 _RUN_KEY = "__page_run__"  # the page's run, in the Sybil document's namespace
 
@@ -40,6 +40,18 @@ class ExecutionLog:
     snippets: int = 0
     examples: int = 0
     updated: list[str] = field(default_factory=list)  # files --update-examples rewrote
+    not_updated: list[str] = field(default_factory=list)  # ... could not, and why
+
+
+@dataclass
+class PendingUpdate:
+    """A snippet's new outputs, gathered from every page that runs it: the file is written
+    once, at the end of the session, from the text all of them parsed."""
+
+    snippet: Snippet
+    source: str
+    runs: dict[int, ExampleRun] = field(default_factory=dict)  # by the example's line
+    disagree: set[int] = field(default_factory=set)  # lines pages printed differently
 
 
 class SnippetFenceParser:
@@ -53,6 +65,7 @@ class SnippetFenceParser:
         self.root = root
         self.settings = settings or Settings()
         self.executed = ExecutionLog()
+        self.pending: dict[str, PendingUpdate] = {}
 
     def __call__(self, document: Document) -> Iterator[Region]:
         page = Path(document.path).relative_to(self.root).as_posix()
@@ -76,8 +89,35 @@ class SnippetFenceParser:
                 self._write_updates(item, result.runs)
         return None
 
-    def _write_updates(self, item: PageFence, runs: tuple) -> None:  # type: ignore[type-arg]
+    def _write_updates(self, item: PageFence, runs: tuple[ExampleRun, ...]) -> None:
         planned = item.plan.fences[item.index]
-        snippet = Snippet.parse(planned.fence.options["file"], planned.source, page=planned.where)
-        if write_updates(self.root, snippet, list(runs)):
-            self.executed.updated.append(snippet.path)
+        path = planned.fence.options["file"]
+        pending = self.pending.get(path)
+        if pending is None:
+            snippet = Snippet.parse(path, planned.source, page=planned.where)
+            pending = self.pending[path] = PendingUpdate(snippet, planned.source)
+        for run in runs:
+            if run.stored is None:
+                continue
+            line = run.example.lineno
+            if pending.runs.setdefault(line, run).stored != run.stored:
+                pending.disagree.add(line)
+
+    def write_pending_updates(self) -> None:
+        """Write every snippet's new outputs, once per file: called when the session ends."""
+        for path, pending in sorted(self.pending.items()):
+            file = self.root / path
+            if pending.disagree:
+                lines = ", ".join(f"{path}:{line + 1}" for line in sorted(pending.disagree))
+                why = f"pages print different outputs at {lines}"
+            elif file.read_text(encoding="utf-8") != pending.source:
+                why = "it changed while the tests ran"
+            else:
+                try:
+                    if write_updates(self.root, pending.snippet, list(pending.runs.values())):
+                        self.executed.updated.append(path)
+                    continue
+                except OSError as error:
+                    why = str(error)
+            self.executed.not_updated.append(f"{path}: NOT updated: {why}")
+        self.pending.clear()
