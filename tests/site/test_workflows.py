@@ -1,4 +1,5 @@
-"""The GitHub Pages workflow is valid (actionlint), pinned, and runs what the README and CI run."""
+"""The workflows are valid (actionlint), pinned, and run what the README and CI run:
+publish.yml on main, pull-request.yml on pull requests with a read-only token."""
 
 import re
 import subprocess
@@ -13,6 +14,7 @@ from tests.support.paths import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 PUBLISH = WORKFLOWS / "publish.yml"
+PULL_REQUEST = WORKFLOWS / "pull-request.yml"
 ACTIONLINT = Path(sysconfig.get_path("scripts")) / "actionlint"  # from the test extra
 # `uses: owner/repo@<commit>  # v1.2.3`: the release a commit is, for people and for actionlint
 PINNED = re.compile(r"@([0-9a-f]{40})  # (v\d+)\.\d+\.\d+$", re.M)
@@ -39,7 +41,7 @@ def actionlint(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess[str]
 
 def test_every_workflow_passes_actionlint(tmp_path: Path) -> None:
     workflows = all_workflows()
-    assert PUBLISH in workflows
+    assert {PUBLISH, PULL_REQUEST} <= set(workflows)
     result = actionlint(tmp_path, *workflows)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -118,3 +120,18 @@ def test_publishing_tests_first_then_deploys_the_strict_build() -> None:
         "actions/deploy-pages"
     ]
     assert readme_test_command() in ci_run_commands()  # CI runs it too
+
+
+def test_pull_requests_run_the_readme_test_command_read_only() -> None:
+    text = PULL_REQUEST.read_text()
+    workflow: dict[Any, Any] = yaml.safe_load(text)
+    assert workflow[True] == "pull_request"  # YAML 1.1 reads the key `on` as true
+    assert workflow["permissions"] == {"contents": "read"}
+    jobs: dict[str, Any] = workflow["jobs"]
+    assert [name for name, job in jobs.items() if "permissions" in job] == []  # none widens it
+    expressions = re.findall(r"\$\{\{(.*?)\}\}", text)
+    assert [e for e in expressions if "secrets" in e or "token" in e] == []
+    runs = [step.get("run", "").strip() for job in jobs.values() for step in job["steps"]]
+    assert "bash .ci/run" in runs
+    assert readme_test_command() in ci_run_commands()
+    assert workflow["concurrency"]["cancel-in-progress"] is True  # a newer push supersedes
