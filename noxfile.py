@@ -154,9 +154,11 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Ruff lint and format check over all Python, snippets included."""
-    session.install("ruff==0.17.6")
+    """Ruff lint and format check over all Python, snippets included; zizmor over the workflows."""
+    session.install("ruff==0.17.6", "zizmor==1.33.1")
     session.install("--no-deps", "-e", ".")  # for the snippet linter, without torch
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", "-m", "autograd_traced.tools.lint_snippets")
+    # Offline: only the audits that read the files (pinning, permissions, credentials), no API token
+    session.run("zizmor", "--offline", ".github/workflows")
