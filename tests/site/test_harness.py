@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,9 @@ from tests.support.broken_copy import (
     NO_ALT,
     NO_LONGER_RAISES,
     PASSING,
+    PATCHES_CHECKER,
+    PICKLES,
+    PWNED,
     RAISES,
     SETUP,
     UNPARSABLE,
@@ -152,6 +156,23 @@ def test_expected_error_that_no_longer_happens(broken: Run) -> None:
     assert_both_red(
         broken, f"{NO_LONGER_RAISES}:6 (used by docs/no-longer-raises.md:6): expected an exception"
     )
+
+
+def test_a_page_cannot_switch_off_its_own_check(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        f"{PATCHES_CHECKER}:3 (used by docs/patches-checker.md:3): output differs",
+        "+what it really prints",
+    )
+
+
+def test_a_page_cannot_run_code_in_the_builds_process(broken: Run) -> None:
+    # Its reports are read as JSON: what it smuggles never runs, and the victim stays red.
+    assert_both_red(
+        broken, f"{PICKLES}:8 (used by docs/pickles.md:3): its process sent a malformed message"
+    )
+    assert PWNED not in os.environ
+    assert f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md:9): output differs" in broken.build.log
 
 
 def test_missing_snippet_file(broken: Run) -> None:

@@ -32,6 +32,9 @@ KILLS = "snippets/broken/kills.pycon"
 ENDLESS = "snippets/broken/endless.pycon"
 BAD_DOT = "docs/diagrams/broken-syntax.dot"
 NO_ALT = "docs/diagrams/broken-no-alt.dot"
+PATCHES_CHECKER = "snippets/broken/patches_checker.pycon"
+PICKLES = "snippets/broken/pickles.pycon"
+PWNED = "AUTOGRAD_TRACED_PWNED"  # set in the build's process if a page's pickle ran there
 MARKUP = "snippets/broken/markup.pycon"  # not a break: printed markup must show as text
 ISOLATION = "snippets/broken/isolation.pycon"  # not a break: run by two pages, both pass
 
@@ -69,6 +72,10 @@ BROKEN = {
         'diagram exce="on" file="docs/diagrams/debugging-order.dot"',  # the page's last fence
     ],
     "unquoted.md": [f"pycon exec=on file={SETUP}"],
+    # Hostile: switch the output check off, or smuggle code into the build's process that
+    # passes every page (the victim is wrong-output.md, which must stay red).
+    "patches-checker.md": [run(f'file="{PATCHES_CHECKER}"')],
+    "pickles.md": [run(f'file="{PICKLES}"')],
 }
 
 PASSING = {
@@ -143,6 +150,20 @@ False
 """
 
 
+PICKLES_SNIPPET = f"""\
+>>> import doctest, json, pickle
+>>> SMUGGLED = "import doctest, os; os.environ['{PWNED}'] = '1'; " \\
+...     "doctest.OutputChecker.check_output = lambda *args: True"
+>>> class Smuggled:
+...     def __reduce__(self):
+...         return (exec, (SMUGGLED,))
+>>> pickle.dumps = lambda *args, **kwargs: pickle._dumps(Smuggled())
+>>> json.dumps = lambda *args, **kwargs: pickle._dumps(Smuggled()).decode("latin-1")
+>>> print("what it really prints")
+what its transcript says
+"""
+
+
 def make_passing(destination: Path) -> Path:
     """Copy the site's sources to `destination` and add the passing pages; returns the copy."""
     root = copy_site_sources(destination)
@@ -191,6 +212,14 @@ def make_broken(destination: Path) -> Path:
     write(root, EXITS, ">>> x = 1\n>>> raise SystemExit(0)\n")
     write(root, KILLS, ">>> import os\n>>> os._exit(0)\n")
     write(root, ENDLESS, ">>> x = 1\n>>> while True:\n...     x += 1\n")
+    write(
+        root,
+        PATCHES_CHECKER,
+        ">>> import doctest\n"
+        ">>> doctest.OutputChecker.check_output = lambda self, want, got, flags: True\n"
+        '>>> print("what it really prints")\nwhat its transcript says\n',
+    )
+    write(root, PICKLES, PICKLES_SNIPPET)
     write(root, BAD_DOT, "// alt: A diagram with a syntax error.\ndigraph { a -> }\n")
     write(root, NO_ALT, "digraph { a -> b }\n")
     _write_pages(root, BROKEN)

@@ -1,6 +1,7 @@
 """What runs inside a page's own process: its snippets and recorded graphs, in page order,
-in one namespace, from fixed seeds. Everything it returns is plain data (strings), sent back
-to the build or the test that asked.
+in one namespace, from fixed seeds. It reports what ran and printed as plain JSON data
+(`FenceReport`); the build's or the test's own process decides the verdict from it
+(`verdict.decide`), so nothing a snippet does here can make a page pass.
 """
 
 from __future__ import annotations
@@ -8,28 +9,37 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograd_traced.drawing.player import player_id, render_player
 from autograd_traced.drawing.svg import Draw, dot_svg, figure
 from autograd_traced.fences.registry import KINDS
-from autograd_traced.running.plan import FenceResult, PagePlan, PlannedFence
-from autograd_traced.running.snippets import (
-    Snippet,
-    SnippetError,
-    run_snippet,
-    stored_runs,
-    transcript,
-)
+from autograd_traced.running.plan import PagePlan, PlannedFence
+from autograd_traced.running.snippets import Executed, Snippet, SnippetError, run_snippet
 
 Report = Callable[[str, float], None]
 Ask = Callable[[str, object], object]
 SEED = 0
 
 
-def execute_page(plan: PagePlan, *, report: Report, ask: Ask | None = None) -> list[FenceResult]:
-    """The result of each fence that shares the page's namespace, in page order.
+@dataclass
+class FenceReport:
+    """What one fence did in the page's process, as JSON-ready data."""
+
+    executed: list[Executed] = field(default_factory=list)  # a snippet's examples, in order
+    html: str = ""  # a player or a graph, drawn here
+    error: str = ""  # what went wrong here (a failure can only make the page fail)
+    skipped: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def execute_page(
+    plan: PagePlan, *, report: Report, ask: Ask | None = None
+) -> list[dict[str, object]]:
+    """A report for each fence that shares the page's namespace, in page order.
 
     After a failure the later ones are not run: they would run on half-made state. `ask`
     reaches the build's process: it draws the graphs, once per DOT source for every page.
@@ -39,49 +49,33 @@ def execute_page(plan: PagePlan, *, report: Report, ask: Ask | None = None) -> l
         os.chdir(plan.root)  # relative paths mean the same in the build, serve and tests
         _seed_everything()
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    results: list[FenceResult] = []
+    reports: list[dict[str, object]] = []
     failed = ""
     for planned in plan.fences:
         fence = planned.fence
         if not KINDS[fence.language].stateful:
             continue
-        result = FenceResult(planned.where, fence.language, fence.options)
-        if planned.problem:
-            results.append(replace(result, error=planned.problem))
+        fence_report = FenceReport()
+        reports.append(fence_report.to_json())
+        if planned.problem:  # the build reports it; nothing runs after it
             failed = failed or planned.where
             continue
         if failed:
-            results.append(replace(result, skipped=f"not run: {failed} failed before it"))
-            continue
-        run = _run_pycon if fence.language == "pycon" else _run_graph
-        try:
-            results.append(run(planned, result, namespace, plan, report, draw))
-        except SnippetError as error:
-            results.append(replace(result, error=str(error)))
-            failed = planned.where
-        except BaseException as error:  # a bug in drawing: still this fence's failure
-            import traceback
-
-            message = "".join(traceback.format_exception(error))
-            results.append(replace(result, error=f"{planned.where}: {fence.label}: {message}"))
-            failed = planned.where
-    return results
-
-
-def crashed(plan: PagePlan, where: str, message: str) -> list[FenceResult]:
-    """Results for a page whose process ended (or was stopped) while running `where`."""
-    results = []
-    for planned in plan.fences:
-        if not KINDS[planned.fence.language].stateful:
-            continue
-        result = FenceResult(planned.where, planned.fence.language, planned.fence.options)
-        if where.endswith(f"(used by {planned.where})") or where == planned.where:
-            results.append(replace(result, error=f"{where}: {message}"))
+            fence_report.skipped = f"not run: {failed} failed before it"
         else:
-            results.append(replace(result, skipped=f"not shown: {where} did not finish"))
-    if not any(result.failed for result in results):  # it died between fences
-        results[0] = replace(results[0], skipped="", error=f"{where}: {message}")
-    return results
+            run = _run_pycon if fence.language == "pycon" else _run_graph
+            try:
+                run(planned, fence_report, namespace, plan, report, draw)
+            except SnippetError as error:
+                fence_report.error = str(error)
+            except BaseException as error:  # a bug in drawing: still this fence's failure
+                import traceback
+
+                message = "".join(traceback.format_exception(error))
+                fence_report.error = f"{planned.where}: {fence.label}: {message}"
+            failed = planned.where if fence_report.error else ""
+        reports[-1] = fence_report.to_json()
+    return reports
 
 
 def preload() -> None:
@@ -116,49 +110,53 @@ def _seed_everything() -> None:
 
 def _run_pycon(
     planned: PlannedFence,
-    result: FenceResult,
+    fence_report: FenceReport,
     namespace: dict[str, Any],
     plan: PagePlan,
     report: Report,
     draw: Draw,
-) -> FenceResult:
+) -> None:
     path = planned.fence.options["file"]
     snippet = Snippet.parse(path, planned.source, page=planned.where)
-    if not plan.settings.execute:
-        runs = stored_runs(snippet)
-        return replace(result, console=transcript(runs), title=path, runs=tuple(runs))
+    if not plan.settings.execute:  # the stored transcript, as if it had printed it
+        fence_report.executed = [_as_stored(example) for example in snippet.examples]
+        return
     recorder = None
     if planned.fence.options.get("trace") == "on":
         from autograd_traced.drawing.tracer import Recorder  # imports torch
 
         recorder = Recorder(player_id(path), title=path, draw=draw)
         recorder.start(namespace)
-    runs = run_snippet(
+    run_snippet(
         snippet,
         namespace,
         page=planned.where,
         observe=recorder.observe if recorder else None,
         before=lambda where: report(where, planned.timeout),
         update=plan.settings.update,
+        executed=fence_report.executed,
     )
-    result = replace(result, console=transcript(runs), title=path, runs=tuple(runs))
-    if recorder is None:
-        return result
-    return replace(
-        result, html=render_player(recorder.trace, player_id=player_id(path), title=path)
-    )
+    if recorder is not None:
+        fence_report.html = render_player(recorder.trace, player_id=player_id(path), title=path)
+
+
+def _as_stored(example: Any) -> Executed:
+    if example.exc_msg is None:
+        return Executed(example.want)
+    return Executed(example.want.split("Traceback (most recent call last):")[0], example.exc_msg)
 
 
 def _run_graph(
     planned: PlannedFence,
-    result: FenceResult,
+    fence_report: FenceReport,
     namespace: dict[str, Any],
     plan: PagePlan,
     report: Report,
     draw: Draw,
-) -> FenceResult:
+) -> None:
     if not plan.settings.execute:
-        return replace(result, html="<p><em>(graph not drawn: execution is off)</em></p>")
+        fence_report.html = "<p><em>(graph not drawn: execution is off)</em></p>"
+        return
     import torch
 
     from autograd_traced.drawing.graph import graph_svg
@@ -172,4 +170,4 @@ def _run_graph(
     direction = options.get("direction", "backward")
     alt = options.get("alt") or f"The {direction} graph PyTorch recorded for {name}"
     svg = graph_svg(root, namespace, alt=alt, direction=direction, draw=draw)
-    return replace(result, html=figure(svg))
+    fence_report.html = figure(svg)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import pickle
 import signal
@@ -49,23 +50,43 @@ class ChildDied(StepFailed):
     pass
 
 
+class ProtocolError(StepFailed):
+    """The child sent something that is not a message: too large, not JSON, not a list."""
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C while a child was working: the message names the step it was running."""
 
 
-class _Channel:
-    """Pickled messages over a socket, each prefixed by its length."""
+MAX_MESSAGE = 64 << 20  # bytes: a child cannot make the caller allocate more for one message
 
-    def __init__(self, sock: socket.socket) -> None:
+
+class _Channel:
+    """Length-prefixed messages over a socket. The caller pickles (its work, its answers) to
+    the child; the child sends JSON only: unpickling what a child sent would run whatever
+    code the child chose, in the caller's process."""
+
+    def __init__(self, sock: socket.socket, *, child: bool) -> None:
         self.sock = sock
+        self.child = child
 
     def send(self, message: object) -> None:
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        if self.child:
+            data = json.dumps(message).encode()
+        else:
+            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         self.sock.sendall(_HEADER.pack(len(data)) + data)
 
-    def receive(self, deadline: float | None) -> object:
+    def receive(self, deadline: float | None) -> Any:
         (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
-        return pickle.loads(self._read(size, deadline))
+        if self.child:
+            return pickle.loads(self._read(size, deadline))  # from the caller: trusted
+        if size > MAX_MESSAGE:
+            raise ValueError(f"a message of {size} bytes (at most {MAX_MESSAGE})")
+        message = json.loads(self._read(size, deadline))
+        if not isinstance(message, list) or not message or not isinstance(message[0], str):
+            raise ValueError(f"not a message: {message!r:.200}")
+        return message
 
     def _read(self, size: int, deadline: float | None) -> bytes:
         chunks, missing = [], size
@@ -148,36 +169,36 @@ class ForkServer:
         ours, theirs = socket.socketpair()
         with self._lock, theirs:
             socket.send_fds(self._control, [b"c"], [theirs.fileno()])
-        channel = _Channel(ours)
+        channel = _Channel(ours, child=False)
         where, deadline, limit, pid = "(starting)", None, 0.0, 0
         try:
+            # The server, not the child, says which process this is: it is killed at the end.
+            pid = self._receive(channel, where, None, limit)[1]
+            with self._lock:
+                self._running[pid] = where
             channel.send((function, args))
             while True:
-                try:
-                    kind, *payload = channel.receive(deadline)  # type: ignore[misc]
-                except TimeoutError:
-                    raise StepTimedOut(where, f"timed out after {limit:g} s") from None
-                except EOFError:
-                    raise ChildDied(
-                        where, "the page's process ended abruptly (os._exit, a crash or a signal)"
-                    ) from None
-                if kind == "pid":
-                    pid = payload[0]
-                elif kind == "step":
-                    where, limit = payload
+                kind, *payload = self._receive(channel, where, deadline, limit)
+                if kind == "step":
+                    try:
+                        where, limit = str(payload[0]), float(payload[1])
+                    except (IndexError, TypeError, ValueError):
+                        raise ProtocolError(where, f"a malformed step: {payload!r:.200}") from None
                     deadline = time.monotonic() + limit
                     with self._lock:
                         self._running[pid] = where
-                elif kind == "ask":
+                elif kind == "ask" and len(payload) == 2:
                     topic, question = payload
                     try:
                         channel.send(("answer", True, (answers or {})[topic](question)))
                     except Exception as error:
                         channel.send(("answer", False, str(error)))
-                elif kind == "result":
+                elif kind == "result" and len(payload) == 1:
                     return payload[0]
-                else:  # "crash": the work itself raised
-                    raise StepFailed(where, payload[0])
+                elif kind == "crash" and len(payload) == 1:  # the work itself raised
+                    raise StepFailed(where, str(payload[0]))
+                else:
+                    raise ProtocolError(where, f"an unknown message: {kind!r:.200}")
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted while running {where}") from None
         finally:
@@ -188,6 +209,19 @@ class ForkServer:
                     os.kill(pid, signal.SIGKILL)
             ours.close()
 
+    @staticmethod
+    def _receive(channel: _Channel, where: str, deadline: float | None, limit: float) -> Any:
+        try:
+            return channel.receive(deadline)
+        except TimeoutError:
+            raise StepTimedOut(where, f"timed out after {limit:g} s") from None
+        except EOFError:
+            raise ChildDied(
+                where, "the page's process ended abruptly (os._exit, a crash or a signal)"
+            ) from None
+        except ValueError as error:  # JSON's errors are ValueErrors too
+            raise ProtocolError(where, f"its process sent a malformed message: {error}") from None
+
 
 def _serve(control: socket.socket) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to report
@@ -197,16 +231,22 @@ def _serve(control: socket.socket) -> None:
         _reap(children, block=not message)
         if not message:
             return
+        go_read, go_write = os.pipe()
         pid = os.fork()
         if pid == 0:
             control.close()
+            os.close(go_write)
             try:
+                os.read(go_read, 1)  # until the server has said who this is
                 with socket.socket(fileno=fds[0]) as sock:
-                    _work(_Channel(sock))
+                    _work(_Channel(sock, child=True))
             finally:
                 os._exit(0)
         children.add(pid)
-        os.close(fds[0])
+        os.close(go_read)
+        with socket.socket(fileno=fds[0]) as sock:
+            _Channel(sock, child=True).send(["pid", pid])
+        os.close(go_write)
 
 
 def _reap(children: set[int], *, block: bool) -> None:
@@ -221,15 +261,14 @@ def _reap(children: set[int], *, block: bool) -> None:
 
 
 def _work(channel: _Channel) -> None:
-    channel.send(("pid", os.getpid()))
-    function, args = channel.receive(None)  # type: ignore[misc]
+    function, args = channel.receive(None)
 
     def report(where: str, seconds: float) -> None:
-        channel.send(("step", where, seconds))
+        channel.send(["step", where, seconds])
 
     def ask(topic: str, question: object) -> object:
-        channel.send(("ask", topic, question))
-        _, ok, answer = channel.receive(None)  # type: ignore[misc]
+        channel.send(["ask", topic, question])
+        _, ok, answer = channel.receive(None)
         if not ok:
             raise RuntimeError(answer)
         return answer
@@ -237,9 +276,12 @@ def _work(channel: _Channel) -> None:
     try:
         result = function(*args, report=report, ask=ask)
     except BaseException:  # the caller decides what a failure means; this process ends anyway
-        channel.send(("crash", traceback.format_exc()))
+        channel.send(["crash", traceback.format_exc()])
         return
-    channel.send(("result", result))
+    try:
+        channel.send(["result", result])
+    except TypeError as error:  # not JSON: a bug in the work, reported as its crash
+        channel.send(["crash", f"its result is not plain data: {error}"])
 
 
 _shared: ForkServer | None = None

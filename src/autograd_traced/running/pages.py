@@ -20,7 +20,7 @@ from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.drawing.diagrams import diagram_svg
 from autograd_traced.drawing.svg import dot_svg, figure
 from autograd_traced.fences.registry import KINDS
-from autograd_traced.running import child, fork_server
+from autograd_traced.running import child, fork_server, verdict
 from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, PlannedFence
 
 
@@ -102,11 +102,15 @@ def _execute(plan: PagePlan, stages: Stages | None) -> PageRun:
     reusable = True
     if plan.settings.execute and stateful:
         try:
-            ran = start_processes().call(child.execute_page, plan, answers={"dot": dot_svg})
+            reports = start_processes().call(child.execute_page, plan, answers={"dot": dot_svg})
+            ran = verdict.decide(plan, reports)
         except fork_server.StepFailed as failure:
-            ran, reusable = child.crashed(plan, failure.where, str(failure)), False
+            ran, reusable = verdict.crashed(plan, failure.where, str(failure)), False
+        except verdict.ReportError as problem:
+            where, why = plan.page, f"its process sent a malformed report: {problem}"
+            ran, reusable = verdict.crashed(plan, where, why), False
     else:
-        ran = child.execute_page(plan, report=lambda where, seconds: None)
+        ran = verdict.decide(plan, child.execute_page(plan, report=lambda where, seconds: None))
     by_fence = iter(ran)
     results = [
         next(by_fence) if KINDS[planned.fence.language].stateful else _draw(planned, stages)

@@ -76,6 +76,28 @@ def location(snippet: Snippet, example: doctest.Example) -> str:
     return f"{snippet.path}:{example.lineno + 1}"
 
 
+@dataclass(frozen=True)
+class Executed:
+    """What one example did, as plain data: the page's process reports it, and the build's
+    own process compares it with the stored transcript (`check_snippet`), so nothing a
+    snippet changes in its process can decide its verdict."""
+
+    output: str  # what it printed
+    exception: str | None = None  # the last line(s) of its exception, as Python shows them
+    traceback: str = ""  # the frames from the snippet line down, when it raised
+
+    @classmethod
+    def from_json(cls, data: object) -> Executed:
+        if not isinstance(data, dict) or set(data) != {"output", "exception", "traceback"}:
+            raise ValueError(f"not an example's report: {data!r:.200}")
+        output, exception, traceback_ = data["output"], data["exception"], data["traceback"]
+        if not (isinstance(output, str) and isinstance(traceback_, str)):
+            raise ValueError(f"not an example's report: {data!r:.200}")
+        if exception is not None and not isinstance(exception, str):
+            raise ValueError(f"not an example's report: {data!r:.200}")
+        return cls(output, exception, traceback_)
+
+
 Observer = Callable[[ExampleRun, dict[str, Any]], None]
 Before = Callable[[str], None]  # called with an example's location before it runs
 
@@ -88,57 +110,82 @@ def run_snippet(
     observe: Observer | None = None,
     before: Before | None = None,
     update: bool = False,
+    executed: list[Executed] | None = None,
 ) -> list[ExampleRun]:
     """Run every example in `namespace`; raise SnippetError at the first that disagrees.
 
     `observe` is called after each example that behaved as its transcript says, `before`
-    before each one runs. With `update`, a different output (or error message) is not an
-    error: the run records what to store.
+    before each one runs; `executed` collects what each example did, for the build's own
+    check. With `update`, a different output (or error message) is not an error: the run
+    records what to store.
     """
-    checker = doctest.OutputChecker()
     runs: list[ExampleRun] = []
     for example in snippet.examples:
-        where = f"{location(snippet, example)} (used by {page})"
         if before is not None:
-            before(where)
-        stdout, error = _execute(snippet.path, example, namespace)
-        if error is not None and example.exc_msg is None:
-            raise SnippetError(
-                f"{where}: unexpected exception\n{_format_unexpected(snippet.path, error)}"
-            )
-        if error is None and example.exc_msg is not None:
-            raise SnippetError(
-                f"{where}: expected an exception, none was raised\n" + _diff(example.want, stdout)
-            )
-        if error is None:
-            want, got, shown = example.want, stdout, stdout
-            problem = "output differs from the transcript"
-        else:
-            # An expected exception: compare its last line(s) and show it the way Python does.
-            got = "".join(traceback.format_exception_only(type(error), error))
-            want, problem = example.exc_msg, "raised a different exception"
-            shown = f"{stdout}{SHOWN_TRACEBACK}{got}"
-        stored = None
-        if not checker.check_output(want, got, OPTIONFLAGS):
-            if not update:
-                raise SnippetError(f"{where}: {problem}\n" + _diff(want, got))
-            stored = shown if error is None else shown.replace(got, _stable_prefix(got))
-        run = ExampleRun(example, shown, stored, raised=error is not None)
+            before(_where(snippet, example, page))
+        did = _execute(snippet.path, example, namespace)
+        if executed is not None:
+            executed.append(did)
+        run = check_example(snippet, example, did, page=page, update=update)
         runs.append(run)
         if observe is not None:
             try:
                 observe(run, namespace)
             except Exception as exc:  # the snippet ran; showing its state did not
                 raise SnippetError(
-                    f"{where}: could not record the state after this line\n"
-                    + "".join(traceback.format_exception(exc))
+                    f"{_where(snippet, example, page)}: could not record the state after this "
+                    "line\n" + "".join(traceback.format_exception(exc))
                 ) from exc
     return runs
 
 
-def stored_runs(snippet: Snippet) -> list[ExampleRun]:
-    """The transcript as stored in the file (expected errors included), without running it."""
-    return [ExampleRun(example, example.want) for example in snippet.examples]
+def check_snippet(
+    snippet: Snippet, executed: list[Executed], *, page: str, update: bool = False
+) -> list[ExampleRun]:
+    """The verdict on a snippet from what its examples did: every example must have run and
+    behaved as stored (the first that did not raises SnippetError)."""
+    runs = [
+        check_example(snippet, example, did, page=page, update=update)
+        for example, did in zip(snippet.examples, executed, strict=False)
+    ]
+    if len(executed) > len(snippet.examples):
+        raise SnippetError(f"{snippet.path} (used by {page}): more examples reported than stored")
+    if len(executed) < len(snippet.examples):
+        missing = snippet.examples[len(executed)]
+        raise SnippetError(
+            f"{_where(snippet, missing, page)}: not run (its page's process did not report it)"
+        )
+    return runs
+
+
+def check_example(
+    snippet: Snippet, example: doctest.Example, did: Executed, *, page: str, update: bool
+) -> ExampleRun:
+    """One example's verdict: what it printed (or raised) against its stored transcript."""
+    where = _where(snippet, example, page)
+    if did.exception is not None and example.exc_msg is None:
+        raise SnippetError(f"{where}: unexpected exception\n{did.traceback}")
+    if did.exception is None and example.exc_msg is not None:
+        raise SnippetError(
+            f"{where}: expected an exception, none was raised\n" + _diff(example.want, did.output)
+        )
+    if did.exception is None:
+        want, got, shown = example.want, did.output, did.output
+        problem = "output differs from the transcript"
+    else:  # an expected exception: compare its last line(s), show it the way Python does
+        want, got = example.exc_msg, did.exception
+        problem, shown = "raised a different exception", f"{did.output}{SHOWN_TRACEBACK}{got}"
+    stored = None
+    # A checker of this process's own: a snippet cannot reach it to change what it says.
+    if not doctest.OutputChecker().check_output(want, got, OPTIONFLAGS):
+        if not update:
+            raise SnippetError(f"{where}: {problem}\n" + _diff(want, got))
+        stored = shown if did.exception is None else shown.replace(got, _stable_prefix(got))
+    return ExampleRun(example, shown, stored, raised=did.exception is not None)
+
+
+def _where(snippet: Snippet, example: doctest.Example, page: str) -> str:
+    return f"{location(snippet, example)} (used by {page})"
 
 
 def transcript(runs: list[ExampleRun]) -> str:
@@ -214,9 +261,7 @@ def _stable_prefix(exc_msg: str, length: int = 60) -> str:
     return first if first.endswith("...") else first + "..."
 
 
-def _execute(
-    path: str, example: doctest.Example, namespace: dict[str, Any]
-) -> tuple[str, BaseException | None]:
+def _execute(path: str, example: doctest.Example, namespace: dict[str, Any]) -> Executed:
     # Padding with newlines makes tracebacks point at the snippet file's own line numbers.
     code = compile("\n" * example.lineno + example.source, path, "single", dont_inherit=True)
     namespace.setdefault("__builtins__", builtins)
@@ -231,7 +276,13 @@ def _execute(
         error = exc
     finally:
         sys.displayhook = saved_displayhook
-    return buffer.getvalue(), error
+    if error is None:
+        return Executed(buffer.getvalue())
+    return Executed(
+        buffer.getvalue(),
+        "".join(traceback.format_exception_only(type(error), error)),
+        _format_unexpected(path, error),
+    )
 
 
 def _format_unexpected(path: str, error: BaseException) -> str:
