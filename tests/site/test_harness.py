@@ -17,6 +17,7 @@ import contextlib
 import io
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from tests.support.broken_copy import (
     ENDLESS,
     EXITS,
     KILLS,
+    MARKERS,
     MISSING,
     NO_ALT,
     NO_LONGER_RAISES,
@@ -45,6 +47,7 @@ from tests.support.broken_copy import (
     Copies,
 )
 from tests.support.build import Build, build, copy_site_sources
+from tests.support.live_processes import running
 
 PHASE2 = "snippets/computing_gradients/phase2_backward.pycon"
 
@@ -285,6 +288,15 @@ def test_pages_cannot_leak_state_into_each_other(broken: Run, passing: Passing) 
         html = passing.page(page)
         assert "torch.float32 cpu True" in html and "0.4963 0.8444 0.5488" in html
         assert broken.tests.outcomes.of[f"docs/{page}::line:3,column:1"] == "passed"
+
+
+def test_nothing_a_page_starts_outlives_it(broken: Run, passing: Passing) -> None:
+    # A child, one in a session of its own and a forked loop: after the build and the tests.
+    assert passing.page("starts-processes.md")
+    deadline = time.monotonic() + 10  # SIGKILLed, but the kernel takes its moment
+    while (left := running(MARKERS)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left
 
 
 def test_printed_markup_is_shown_as_text_never_run(passing: Passing) -> None:

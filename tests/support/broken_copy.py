@@ -35,6 +35,8 @@ NO_ALT = "docs/diagrams/broken-no-alt.dot"
 PATCHES_CHECKER = "snippets/broken/patches_checker.pycon"
 PICKLES = "snippets/broken/pickles.pycon"
 PWNED = "AUTOGRAD_TRACED_PWNED"  # set in the build's process if a page's pickle ran there
+STARTS_PROCESSES = "snippets/broken/starts_processes.pycon"  # not a break: all must die
+MARKERS = ("4711", "4712", "4713")  # in the command lines of what it starts
 MARKUP = "snippets/broken/markup.pycon"  # not a break: printed markup must show as text
 ISOLATION = "snippets/broken/isolation.pycon"  # not a break: run by two pages, both pass
 
@@ -82,6 +84,7 @@ PASSING = {
     "markup.md": [run(f'file="{MARKUP}"')],
     "isolation-a.md": [run(f'file="{ISOLATION}"')],
     "isolation-z.md": [run(f'file="{ISOLATION}"')],
+    "starts-processes.md": [run(f'file="{STARTS_PROCESSES}"')],
 }
 FENCE_FORMS_PAGE = "fence-forms.md"  # must pass: every form of fence runs, in build and tests
 FENCE_FORMS = f"""# Fences in every form
@@ -164,6 +167,15 @@ what its transcript says
 """
 
 
+STARTS_PROCESSES_SNIPPET = f"""\
+>>> import os, subprocess
+>>> sleeper = subprocess.Popen(["sleep", "{MARKERS[0]}"])
+>>> escaped = subprocess.Popen(["sleep", "{MARKERS[1]}"], start_new_session=True)
+>>> if os.fork() == 0:
+...     os.execvp("sh", ["sh", "-c", "while :; do :; done # {MARKERS[2]}"])
+"""
+
+
 def make_passing(destination: Path) -> Path:
     """Copy the site's sources to `destination` and add the passing pages; returns the copy."""
     root = copy_site_sources(destination)
@@ -232,6 +244,7 @@ def _add_passing(root: Path) -> None:
     with (root / "mkdocs.yml").open("a") as config:
         config.write(f"\nnot_in_nav: |\n{pages}\n")
     write(root, ISOLATION, ISOLATION_SNIPPET)
+    write(root, STARTS_PROCESSES, STARTS_PROCESSES_SNIPPET)
     markup = "<script>alert('x')</script>"
     write(root, MARKUP, f'>>> print("{markup}")\n{markup}\n')
     _write_pages(root, PASSING)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from autograd_traced.running import fork_server
+from autograd_traced.running.processes import children_of
 from benchmarks.harness import children_cpu
+from tests.support.live_processes import running
 
 
 def set_and_read(key: str, *, report: Callable[[str, float], None], **_: object) -> str | None:
@@ -156,3 +161,42 @@ def test_stopping_does_not_hang_on_work_no_one_waits_for() -> None:
     server.stop(timeout=0.5)
     assert time.monotonic() - start < 2
     assert not server.alive()
+
+
+KILLED_CALLER = """
+import subprocess
+from autograd_traced.running.fork_server import ForkServer
+
+def start_and_loop(*, report, ask):
+    subprocess.Popen(["sleep", "4714"])
+    subprocess.Popen(["sleep", "4715"], start_new_session=True)
+    report("snippets/loop.pycon:1 (used by docs/loop.md:3)", 600)
+    print("looping", flush=True)
+    while True:
+        pass
+
+ForkServer.start().call(start_and_loop)
+"""
+
+
+def test_a_caller_killed_with_sigkill_takes_its_pages_and_all_they_started() -> None:
+    caller = subprocess.Popen([sys.executable, "-c", KILLED_CALLER], stdout=subprocess.PIPE)
+    assert caller.stdout is not None and caller.stdout.readline() == b"looping\n"
+    server_and_page = children_of(caller.pid)
+    server_and_page += [pid for server in server_and_page for pid in children_of(server)]
+    caller.kill()
+    caller.wait()
+    deadline = time.monotonic() + 10
+    while (left := running(("4714", "4715")) + alive(server_and_page)) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    assert not left
+
+
+def alive(pids: list[int]) -> list[str]:
+    return [
+        str(pid)
+        for pid in pids
+        if Path(f"/proc/{pid}/cmdline").exists() and Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]

@@ -28,6 +28,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from autograd_traced.running import processes
+
 Report = Callable[[str, float], None]
 Ask = Callable[[str, object], object]
 
@@ -131,13 +133,14 @@ class ForkServer:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Close the server and wait for it; it waits for its children first. One still
-        running after `timeout` (work no caller is waiting for) has its server killed."""
+        running after `timeout` (work no caller is waiting for) is stopped: SIGTERM makes the
+        server kill its pages and all they started."""
         self._control.close()  # the server exits when its end reads nothing
         deadline = time.monotonic() + timeout
         while self.alive():
             if time.monotonic() > deadline:
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, signal.SIGKILL)
+                    os.kill(self.pid, signal.SIGTERM)
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(self.pid, 0)
                 return
@@ -205,8 +208,7 @@ class ForkServer:
             if pid:
                 with self._lock:
                     self._running.pop(pid, None)
-                with contextlib.suppress(ProcessLookupError):  # a child that finished
-                    os.kill(pid, signal.SIGKILL)
+                processes.kill_group(pid)  # a child that finished, and all it started
             ours.close()
 
     @staticmethod
@@ -215,7 +217,7 @@ class ForkServer:
             return channel.receive(deadline)
         except TimeoutError:
             raise StepTimedOut(where, f"timed out after {limit:g} s") from None
-        except EOFError:
+        except (EOFError, ConnectionResetError):
             raise ChildDied(
                 where, "the page's process ended abruptly (os._exit, a crash or a signal)"
             ) from None
@@ -225,39 +227,67 @@ class ForkServer:
 
 def _serve(control: socket.socket) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to report
-    children: set[int] = set()
+    # A build killed in any way takes the server with it, and the server every page's group.
+    processes.die_with_parent(signal.SIGTERM)
+    processes.adopt_orphans()  # what a page started and left behind comes back here
+    pages: set[int] = set()
+
+    def stop(*_: object) -> None:
+        for pid in pages:
+            processes.kill_group(pid)
+        processes.kill_orphans(set())
+        os._exit(0)
+
+    signal.signal(signal.SIGCHLD, lambda *_: _reap(pages, block=False))
+    signal.signal(signal.SIGTERM, stop)
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1, 1)
-        _reap(children, block=not message)
         if not message:
+            _reap(pages, block=True)
             return
         go_read, go_write = os.pipe()
+        # Not reaped until it is known as a page: an orphan hunt would kill it meanwhile.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
         pid = os.fork()
         if pid == 0:
             control.close()
             os.close(go_write)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the page's own children are its own
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            os.setpgid(0, 0)  # a group of its own: what it starts is killed with it
+            processes.die_with_parent()
             try:
                 os.read(go_read, 1)  # until the server has said who this is
                 with socket.socket(fileno=fds[0]) as sock:
                     _work(_Channel(sock, child=True))
             finally:
                 os._exit(0)
-        children.add(pid)
+        with contextlib.suppress(OSError):  # also here: the group exists before the caller
+            os.setpgid(pid, pid)  # may kill it, whichever process runs first
+        pages.add(pid)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         os.close(go_read)
         with socket.socket(fileno=fds[0]) as sock:
             _Channel(sock, child=True).send(["pid", pid])
         os.close(go_write)
 
 
-def _reap(children: set[int], *, block: bool) -> None:
-    """Wait for the children that finished (all of them when `block`): a child waited for
-    adds its CPU time to this process's, and so to the build's and the benchmark's
-    `getrusage` (its cores used); and none is left a zombie."""
-    for pid in list(children):
-        with contextlib.suppress(ChildProcessError):
-            if os.waitpid(pid, 0 if block else os.WNOHANG)[0] == 0:
-                continue
-        children.discard(pid)
+def _reap(pages: set[int], *, block: bool) -> None:
+    """Wait for the children that ended (every page, when `block`); a page that ended has
+    its group and every orphan killed. A child waited for adds its CPU time to this
+    process's, and so to the build's and the benchmark's `getrusage` (its cores used)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if block and pages else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if pid in pages:
+            pages.discard(pid)
+            processes.kill_group(pid)
+            processes.kill_orphans(pages)
 
 
 def _work(channel: _Channel) -> None:
