@@ -43,11 +43,13 @@ from tests.support.broken_copy import (
     RAISES,
     SETUP,
     UNPARSABLE,
+    WRITES_SOURCES,
     WRONG_OUTPUT,
     Copies,
 )
 from tests.support.build import Build, build, copy_site_sources
 from tests.support.live_processes import running
+from tests.support.paths import ROOT
 
 PHASE2 = "snippets/computing_gradients/phase2_backward.pycon"
 
@@ -176,6 +178,19 @@ def test_a_page_cannot_run_code_in_the_builds_process(broken: Run) -> None:
     )
     assert PWNED not in os.environ
     assert f"{WRONG_OUTPUT}:2 (used by docs/wrong-output.md:9): output differs" in broken.build.log
+
+
+def test_a_page_cannot_write_the_repository(broken: Run) -> None:
+    # Read-only for the page's process (a mount namespace, where Linux allows it: as root)
+    if os.geteuid() == 0:
+        assert_both_red(
+            broken,
+            f"{WRITES_SOURCES}:4 (used by docs/writes-sources.md:3): unexpected exception",
+            "OSError: [Errno 30] Read-only file system",
+        )
+    else:  # else the source guard names what it did
+        assert_both_red(broken, "docs/writes-sources.md: the repository changed", "docs/index.md")
+    assert (broken.root / "docs/index.md").read_text() == (ROOT / "docs/index.md").read_text()
 
 
 def test_missing_snippet_file(broken: Run) -> None:

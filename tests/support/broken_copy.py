@@ -37,6 +37,7 @@ PICKLES = "snippets/broken/pickles.pycon"
 PWNED = "AUTOGRAD_TRACED_PWNED"  # set in the build's process if a page's pickle ran there
 STARTS_PROCESSES = "snippets/broken/starts_processes.pycon"  # not a break: all must die
 MARKERS = ("4711", "4712", "4713")  # in the command lines of what it starts
+WRITES_SOURCES = "snippets/broken/writes_sources.pycon"
 MARKUP = "snippets/broken/markup.pycon"  # not a break: printed markup must show as text
 ISOLATION = "snippets/broken/isolation.pycon"  # not a break: run by two pages, both pass
 
@@ -78,6 +79,8 @@ BROKEN = {
     # passes every page (the victim is wrong-output.md, which must stay red).
     "patches-checker.md": [run(f'file="{PATCHES_CHECKER}"')],
     "pickles.md": [run(f'file="{PICKLES}"')],
+    # Hostile: empty the home page of the repository, found in the runner's frames.
+    "writes-sources.md": [run(f'file="{WRITES_SOURCES}"')],
 }
 
 PASSING = {
@@ -128,8 +131,8 @@ torch.float32 cpu True
 False False
 >>> print(torch.tensor(1 / 3), torch.get_num_threads() > 1 or os.cpu_count() == 1)
 tensor(0.3333) True
->>> print(os.path.basename(os.getcwd()), os.environ.get("LEAK"), "/leak" in sys.path)
-repo None False
+>>> print(os.listdir(), os.environ.get("LEAK"), "/leak" in sys.path)
+[] None False
 >>> print(hasattr(torch, "leaked"), "leaked_module" in sys.modules)
 False False
 >>> print(any(f[0] == "error" for f in warnings.filters))
@@ -144,6 +147,7 @@ False
 >>> torch.use_deterministic_algorithms(True)
 >>> torch.set_num_threads(1)
 >>> _ = torch.manual_seed(1234)
+>>> _ = open("written-by-a-page.txt", "w").write("a page's own folder")
 >>> os.chdir("/")
 >>> os.environ["LEAK"] = "1"
 >>> sys.path.insert(0, "/leak")
@@ -153,6 +157,12 @@ False
 """
 
 
+# A hostile snippet finds the repository in its runner's frames: its folder is not in it.
+FIND_ROOT = """\
+>>> import inspect
+>>> frames = [frame.frame.f_locals for frame in inspect.stack()]
+>>> root = next(local["plan"].root for local in frames if "plan" in local)
+"""
 PICKLES_SNIPPET = f"""\
 >>> import doctest, json, pickle
 >>> SMUGGLED = "import doctest, os; os.environ['{PWNED}'] = '1'; " \\
@@ -232,6 +242,8 @@ def make_broken(destination: Path) -> Path:
         '>>> print("what it really prints")\nwhat its transcript says\n',
     )
     write(root, PICKLES, PICKLES_SNIPPET)
+    write(root, WRITES_SOURCES, f"{FIND_ROOT}>>> open(f'{{root}}/docs/index.md', 'w').close()\n")
+
     write(root, BAD_DOT, "// alt: A diagram with a syntax error.\ndigraph { a -> }\n")
     write(root, NO_ALT, "digraph { a -> b }\n")
     _write_pages(root, BROKEN)

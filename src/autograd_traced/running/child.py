@@ -15,6 +15,7 @@ from typing import Any
 from autograd_traced.drawing.player import player_id, render_player
 from autograd_traced.drawing.svg import Draw, dot_svg, figure
 from autograd_traced.fences.registry import KINDS
+from autograd_traced.running import processes
 from autograd_traced.running.plan import PagePlan, PlannedFence
 from autograd_traced.running.snippets import Executed, Snippet, SnippetError, run_snippet
 
@@ -37,7 +38,7 @@ class FenceReport:
 
 
 def execute_page(
-    plan: PagePlan, *, report: Report, ask: Ask | None = None
+    plan: PagePlan, workdir: str, *, report: Report, ask: Ask | None = None
 ) -> list[dict[str, object]]:
     """A report for each fence that shares the page's namespace, in page order.
 
@@ -45,8 +46,11 @@ def execute_page(
     reaches the build's process: it draws the graphs, once per DOT source for every page.
     """
     draw: Draw = dot_svg if ask is None else (lambda source: str(ask("dot", source)))
-    if plan.settings.execute:  # in a process of the page's own (with execution off, not)
-        os.chdir(plan.root)  # relative paths mean the same in the build, serve and tests
+    if workdir:  # in a process of the page's own (with execution off, or nothing to run, not)
+        # A folder of the page's own (removed after it) and the repository read-only: what
+        # a snippet writes reaches no source, no other page and no serve rebuild.
+        os.chdir(workdir)
+        processes.read_only(plan.root)
         _seed_everything()
     namespace: dict[str, Any] = {"__name__": "__main__"}
     reports: list[dict[str, object]] = []

@@ -10,6 +10,8 @@ them, and pages run in parallel, one child per core.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,7 +22,7 @@ from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.drawing.diagrams import diagram_svg
 from autograd_traced.drawing.svg import dot_svg, figure
 from autograd_traced.fences.registry import KINDS
-from autograd_traced.running import child, fork_server, verdict
+from autograd_traced.running import child, fork_server, source_guard, verdict
 from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, PlannedFence
 
 
@@ -101,16 +103,26 @@ def _execute(plan: PagePlan, stages: Stages | None) -> PageRun:
     stateful = tuple(p for p in plan.fences if KINDS[p.fence.language].stateful)
     reusable = True
     if plan.settings.execute and stateful:
+        sources = source_guard.snapshot(plan.root)
+        workdir = tempfile.mkdtemp(prefix="autograd-traced-page-")
         try:
-            reports = start_processes().call(child.execute_page, plan, answers={"dot": dot_svg})
+            reports = start_processes().call(
+                child.execute_page, plan, workdir, answers={"dot": dot_svg}
+            )
             ran = verdict.decide(plan, reports)
         except fork_server.StepFailed as failure:
             ran, reusable = verdict.crashed(plan, failure.where, str(failure)), False
         except verdict.ReportError as problem:
             where, why = plan.page, f"its process sent a malformed report: {problem}"
             ran, reusable = verdict.crashed(plan, where, why), False
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        if changed := source_guard.changes(plan.root, sources):
+            why = "the repository changed while it ran (a page may not write it): "
+            ran, reusable = verdict.crashed(plan, plan.page, why + ", ".join(changed)), False
     else:
-        ran = verdict.decide(plan, child.execute_page(plan, report=lambda where, seconds: None))
+        no_report = lambda where, seconds: None  # noqa: E731
+        ran = verdict.decide(plan, child.execute_page(plan, "", report=no_report))
     by_fence = iter(ran)
     results = [
         next(by_fence) if KINDS[planned.fence.language].stateful else _draw(planned, stages)

@@ -60,3 +60,51 @@ def kill_orphans(pages: set[int]) -> None:
         if pid not in pages:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+_CAP_SYS_ADMIN = 21
+_PR_CAPBSET_DROP = 24
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def read_only(folder: str) -> bool:
+    """Make `folder` read-only for this process and what it starts (a mount namespace of its
+    own), then give up the right to mount again; False where Linux does not allow it (not
+    root, no user namespaces), and the build's source guard is what remains."""
+    flags = (_MS_REC | _MS_PRIVATE, _MS_BIND | _MS_REC, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+    if _libc.unshare(_CLONE_NEWNS) != 0:
+        return False
+    mounts = ((b"none", b"/", flags[0]), (folder.encode(), folder.encode(), flags[1]))
+    mounts += ((b"none", folder.encode(), flags[2]),)
+    for source, target, flag in mounts:
+        if _libc.mount(source, target, None, flag, None) != 0:
+            return False
+    _drop_sys_admin()
+    return True
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = (
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    )
+
+
+def _drop_sys_admin() -> None:
+    # Without CAP_SYS_ADMIN, a snippet cannot remount the folder writable, here or in a child.
+    _libc.prctl(_PR_CAPBSET_DROP, _CAP_SYS_ADMIN)
+    header, data = _CapHeader(_CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    if _libc.capget(ctypes.byref(header), data) != 0:
+        return
+    keep = ~(1 << _CAP_SYS_ADMIN) & 0xFFFFFFFF
+    data[0].effective &= keep
+    data[0].permitted &= keep
+    data[0].inheritable &= keep
+    _libc.capset(ctypes.byref(header), data)
