@@ -185,6 +185,6 @@ def test_detach_cuts_w1_out_of_the_graph(after_setup: dict[str, object]) -> None
     assert rebuilt.graph is not None
     assert "w1" not in [node.label for node in rebuilt.graph.nodes]
     assert [step.raised for step in steps[2:5]] == [True, False, True]  # allow_unused: (None,)
-    backward, printed = steps[5:]
+    backward, _ = steps[5:]
     assert not backward.raised and backward.variable("w1").grad == "None"  # silent
     assert backward.variable("b").grad == "-0.0817"
