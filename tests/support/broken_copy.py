@@ -72,7 +72,7 @@ BROKEN = {
         f'pycon exce="on" file="{SETUP}"',
         run(f'file="{SETUP}" trace="yes"'),
         run(""),  # no file
-        'diagram exce="on" file="docs/diagrams/debugging-order.dot"',  # the page's last fence
+        'diagram exce="on" file="docs/diagrams/debugging-checkpoints.dot"',  # the page's last fence
     ],
     "unquoted.md": [f"pycon exec=on file={SETUP}"],
     # Hostile: switch the output check off, or smuggle code into the build's process that
@@ -109,7 +109,7 @@ FENCE_FORMS = f"""# Fences in every form
 
 1. Inside a list:
 
-    ```diagram exec="on" file="docs/diagrams/debugging-order.dot"
+    ```diagram exec="on" file="docs/diagrams/debugging-checkpoints.dot"
     ```
 
 ````markdown

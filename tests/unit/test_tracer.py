@@ -120,11 +120,13 @@ def test_grad_without_retain_graph_frees_its_path_then_the_second_request_raises
 
 def test_grad_fills_no_grad_and_backward_fills_it(after_setup: dict[str, object]) -> None:
     phase1 = trace("snippets/computing_gradients/phase1_grad.pycon", after_setup)
-    asked, _, printed = phase1.steps
+    asked, _, unpacked, printed = phase1.steps
     # Drawn once a page: the graph looks as the setup's player drew it after its line 10.
     assert asked.graph_at == DrawnAt("trace-setup-line-10", 10, SETUP) and not phase1.drawings
-    assert asked.changed == ("grad_L_b",)
-    assert asked.variable("grad_L_b").value == "(-0.0817,)"
+    assert asked.changed == ("grads",)
+    assert asked.variable("grads").value == "(-0.0817,)"
+    assert unpacked.changed == ("grad_L_b",)
+    assert unpacked.variable("grad_L_b").value == "-0.0817"
     assert (printed.variable("b").grad, printed.variable("w1").grad) == ("None", "None")
     assert not any(freed for _, freed in saved(printed).values())  # retain_graph=True
 
@@ -164,13 +166,14 @@ def test_a_second_walk_adds_to_grad_and_frees_nothing(after_setup: dict[str, obj
 
 def test_backward_frees_the_saved_values_then_grad_raises(after_setup: dict[str, object]) -> None:
     steps = trace("snippets/pitfalls/backward_then_grad.pycon", after_setup).steps
-    built, backward, asked = steps[1:]
+    built, backward, asked, printed = steps[1:]
     assert not any(freed for _, freed in saved(built).values())
     assert all(freed for _, freed in saved(backward).values())
     assert backward.graph_changes[0].startswith("freed")
     assert backward.variable("b").grad == "-0.0817"
     assert asked.raised and "Trying to backward through the graph a second time" in asked.output
     assert asked.variable("b").grad == "-0.0817"  # what backward() wrote is still there
+    assert "w1.grad = -0.0898" in printed.output
 
 
 def test_detach_cuts_w1_out_of_the_graph(after_setup: dict[str, object]) -> None:
@@ -181,4 +184,7 @@ def test_detach_cuts_w1_out_of_the_graph(after_setup: dict[str, object]) -> None
     assert ops(rebuilt) == ["BinaryCrossEntropyBackward0", "SigmoidBackward0", "AddBackward0"]
     assert rebuilt.graph is not None
     assert "w1" not in [node.label for node in rebuilt.graph.nodes]
-    assert [step.raised for step in steps[2:]] == [True, False, True]  # allow_unused: (None,)
+    assert [step.raised for step in steps[2:5]] == [True, False, True]  # allow_unused: (None,)
+    backward, _ = steps[5:]
+    assert not backward.raised and backward.variable("w1").grad == "None"  # silent
+    assert backward.variable("b").grad == "-0.0817"
