@@ -361,3 +361,78 @@ def test_axe_finds_no_serious_violation_in_the_players(
                     if v["impact"] in ("serious", "critical")
                 ]
                 assert not serious, f"{article.stem}{fragment} ({scheme}):\n" + "\n".join(serious)
+
+
+# What a reader must see after each step, without scrolling (issue 18): each part's selector in
+# the player, and the current step's own parts (the line it printed at, what it changed).
+ONE_SCREEN_VIEWS = ((1280, 900), (390, 844))
+PARTS_JS = """
+root => {
+  const rect = element => {
+    if (!element || !element.getClientRects().length) return null;
+    const r = element.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};
+  };
+  const step = root.querySelector('.ag-tracer__steps > li[aria-current="step"]');
+  const header = document.querySelector('.md-header').getBoundingClientRect().bottom;
+  const changed = [...root.querySelectorAll('.ag-tracer__now .is-changed')];
+  return {
+    top: header,
+    parts: {
+      controls: rect(root.querySelector('.ag-tracer__bar')),
+      'current line': rect(step && step.querySelector('.ag-tracer__code')),
+      'what changed': changed.length ? changed.map(rect)
+        : [rect(root.querySelector('.ag-tracer__now .ag-tracer__summary'))],
+      'what it printed': step && step.querySelector('.ag-tracer__printed')
+        ? [rect([...root.querySelectorAll('.ag-tracer__out .ag-tracer__printed')].at(-1))] : [],
+      graph: step && step.dataset.graph ? [rect(root.querySelector('.ag-tracer__fig svg'))] : [],
+    },
+  };
+}
+"""
+
+
+def off_screen(player: Locator, width: int, height: int) -> list[str]:
+    """The parts of the current step that are not wholly inside the viewport, below the header."""
+    shown = player.evaluate(PARTS_JS)
+    out = []
+    for name, rects in shown["parts"].items():
+        for rect in rects if isinstance(rects, list) else [rects]:
+            if rect is None:
+                out.append(f"{name}: not shown")
+            elif (
+                rect["top"] < shown["top"] - 1
+                or rect["bottom"] > height + 1
+                or rect["left"] < -1
+                or rect["right"] > width + 1
+            ):
+                out.append(f"{name}: {rect['top']:.0f}-{rect['bottom']:.0f} px")
+    return out
+
+
+# Red until the player is redesigned (next commit): strict, so it cannot pass unnoticed.
+@pytest.mark.xfail(strict=True, reason="issue 18: the player spreads over 2-3 screens")
+@pytest.mark.parametrize("size", ONE_SCREEN_VIEWS, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
+def test_one_screen(site_url: str, browser: Browser, article: Path, size: tuple[int, int]) -> None:
+    """After each Next and Previous, without scrolling: the controls, the current line, what it
+    changed, what it printed or raised and the graph are all in the viewport."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(site_url + _url(article), wait_until="networkidle")
+    problems = []
+    for player, steps in players_on(page):
+        pid, count = player.get_attribute("id"), len(steps)
+        player.evaluate("root => root.scrollIntoView({block: 'start'})")
+        player.evaluate("root => root.tracerGo(0)")
+        order = [*range(2, count + 1), *range(count - 1, 0, -1)]  # Next to the end, then back
+        for number, previous in zip(order, [1, *order], strict=False):
+            name = "Next line" if number > previous else "Previous line"
+            player.get_by_role("button", name=name, exact=True).click()
+            check_step(player, steps, number)
+            problems += [f"{pid} line {number}: {p}" for p in off_screen(player, width, height)]
+    context.close()
+    assert not problems, f"{len(problems)} parts off screen at {width}x{height}:\n" + "\n".join(
+        problems
+    )
