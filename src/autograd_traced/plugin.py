@@ -109,7 +109,6 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        files = takeaways.publish_snippets(files, config)
         # Every page starts running now, a process per core, while MkDocs reads the others.
         documents = files.documentation_pages()
         texts = {
@@ -119,6 +118,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         for file in documents:
             markdown = meta.get_data(texts[file.src_uri])[0]
             self.plans[file.src_uri] = (markdown, self._plan(file.abs_src_path, markdown, config))
+        files = takeaways.publish_snippets(files, config, self._snippets_used())
         to_run = list(self.plans)
         if self.dirty is not None:
             site = incremental.site_key(config, files, self.source.sentence(), texts)
@@ -246,6 +246,15 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
 
     def settings(self) -> Settings:
         return Settings(timeout=float(self.config.timeout), execute=self.config.execute)
+
+    def _snippets_used(self) -> set[str]:
+        """The snippet files the pages' fences name, each checked by its plan first."""
+        return {
+            planned.fence.options["file"]
+            for _, plan in self.plans.values()
+            for planned in plan.fences
+            if planned.fence.language == "pycon" and planned.source and not planned.problem
+        }
 
     def _plan(self, abs_src_path: str | None, markdown: str, config: MkDocsConfig) -> PagePlan:
         root = Path(config.config_file_path).parent

@@ -32,10 +32,12 @@ from tests.support.broken_copy import (
     ENDLESS,
     EXITS,
     KILLS,
+    LINKS_OUTSIDE,
     MARKERS,
     MISSING,
     NO_ALT,
     NO_LONGER_RAISES,
+    OUTSIDE,
     PASSING,
     PATCHES_CHECKER,
     PICKLES,
@@ -43,6 +45,7 @@ from tests.support.broken_copy import (
     RAISES,
     SETUP,
     UNPARSABLE,
+    UNUSED_LINK,
     WRITES_SOURCES,
     WRONG_OUTPUT,
     Copies,
@@ -191,6 +194,17 @@ def test_a_page_cannot_write_the_repository(broken: Run) -> None:
     else:  # else the source guard names what it did
         assert_both_red(broken, "docs/writes-sources.md: the repository changed", "docs/index.md")
     assert (broken.root / "docs/index.md").read_text() == (ROOT / "docs/index.md").read_text()
+
+
+def test_a_fence_cannot_name_a_file_outside_the_repository(broken: Run) -> None:
+    for page, path in (("outside.md", OUTSIDE), ("links-outside.md", LINKS_OUTSIDE)):
+        assert_both_red(broken, f"docs/{page}:3: this pycon fence", f"{path!r} leads outside")
+
+
+def test_only_the_snippets_pages_use_are_published(passing: Passing) -> None:
+    site = passing.root / "site"
+    assert (site / SETUP).read_text() == (passing.root / SETUP).read_text()
+    assert not (site / UNUSED_LINK).exists()
 
 
 def test_missing_snippet_file(broken: Run) -> None:

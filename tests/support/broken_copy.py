@@ -38,6 +38,9 @@ PWNED = "AUTOGRAD_TRACED_PWNED"  # set in the build's process if a page's pickle
 STARTS_PROCESSES = "snippets/broken/starts_processes.pycon"  # not a break: all must die
 MARKERS = ("4711", "4712", "4713")  # in the command lines of what it starts
 WRITES_SOURCES = "snippets/broken/writes_sources.pycon"
+OUTSIDE = "snippets/../../outside/secret.pycon"  # a transcript beside the repository
+LINKS_OUTSIDE = "snippets/broken/links_outside.pycon"  # a link to that file
+UNUSED_LINK = "snippets/h/unused.pycon"  # not a break: a link to /etc/passwd no page uses
 MARKUP = "snippets/broken/markup.pycon"  # not a break: printed markup must show as text
 ISOLATION = "snippets/broken/isolation.pycon"  # not a break: run by two pages, both pass
 
@@ -81,6 +84,9 @@ BROKEN = {
     "pickles.md": [run(f'file="{PICKLES}"')],
     # Hostile: empty the home page of the repository, found in the runner's frames.
     "writes-sources.md": [run(f'file="{WRITES_SOURCES}"')],
+    # Files outside the repository, by '..' or by a link.
+    "outside.md": [run(f'file="{OUTSIDE}"')],
+    "links-outside.md": [run(f'file="{LINKS_OUTSIDE}"')],
 }
 
 PASSING = {
@@ -242,6 +248,10 @@ def make_broken(destination: Path) -> Path:
         '>>> print("what it really prints")\nwhat its transcript says\n',
     )
     write(root, PICKLES, PICKLES_SNIPPET)
+    secret = root.parent / "outside" / "secret.pycon"
+    secret.parent.mkdir(exist_ok=True)
+    secret.write_text(">>> print('a secret')\na secret\n")
+    (root / LINKS_OUTSIDE).symlink_to(secret)
     write(root, WRITES_SOURCES, f"{FIND_ROOT}>>> open(f'{{root}}/docs/index.md', 'w').close()\n")
 
     write(root, BAD_DOT, "// alt: A diagram with a syntax error.\ndigraph { a -> }\n")
@@ -257,6 +267,8 @@ def _add_passing(root: Path) -> None:
         config.write(f"\nnot_in_nav: |\n{pages}\n")
     write(root, ISOLATION, ISOLATION_SNIPPET)
     write(root, STARTS_PROCESSES, STARTS_PROCESSES_SNIPPET)
+    (root / UNUSED_LINK).parent.mkdir(parents=True, exist_ok=True)
+    (root / UNUSED_LINK).symlink_to("/etc/passwd")
     markup = "<script>alert('x')</script>"
     write(root, MARKUP, f'>>> print("{markup}")\n{markup}\n')
     _write_pages(root, PASSING)

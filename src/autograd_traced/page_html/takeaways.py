@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path, PurePosixPath
@@ -28,7 +28,6 @@ from autograd_traced.page_html.program_files import (
     script_text,
 )
 
-SNIPPETS = "snippets"
 FIRST_HEADING_END_RE = re.compile(r"</h1>")
 
 
@@ -42,12 +41,12 @@ class Download:
     text: str
 
 
-def publish_snippets(files: Files, config: MkDocsConfig) -> Files:
-    """Serve every snippet file with the site, at its path in the repository."""
+def publish_snippets(files: Files, config: MkDocsConfig, used: Iterable[str]) -> Files:
+    """Serve the snippet files pages use (`used`, checked to be inside snippets/ by the plan),
+    with the site, at their paths in the repository; no other file under snippets/."""
     root = Path(config.config_file_path).parent
-    for path in sorted((root / SNIPPETS).rglob("*.pycon")):
-        src_uri = path.relative_to(root).as_posix()
-        files.append(File.generated(config, src_uri, abs_src_path=str(path)))
+    for src_uri in sorted(set(used)):
+        files.append(File.generated(config, src_uri, abs_src_path=str(root / src_uri)))
     return files
 
 

@@ -135,7 +135,9 @@ def _plan_fence(root: Path, page: str, fence: Fence, settings: Settings) -> Plan
     if path and kind.file is not None and not problems:
         folder, suffix = kind.file.folder, kind.file.suffix
         file = root / path
-        if not path.startswith(folder) or not path.endswith(suffix) or not file.is_file():
+        if not inside(root, folder, path):  # checked before anything reads it
+            problems.append(f"{path!r} leads outside {folder} (a link or '..')")
+        elif not path.endswith(suffix) or not file.is_file():
             problems.append(f"{path!r} does not exist (a {suffix} file under {folder})")
         else:
             planned = replace(planned, source=file.read_text(encoding="utf-8"))
@@ -144,6 +146,13 @@ def _plan_fence(root: Path, page: str, fence: Fence, settings: Settings) -> Plan
         problem = f"{where}: this {fence.language} fence takes {takes} and an empty body: "
         return replace(planned, problem=problem + "; ".join(problems))
     return planned
+
+
+def inside(root: Path, folder: str, path: str) -> bool:
+    """Whether `path` (relative to `root`) is under `folder` once every link and '..' in it is
+    followed: a page may name only the repository's own files."""
+    real = (root / folder).resolve()
+    return path.startswith(folder) and (root / path).resolve().is_relative_to(real)
 
 
 def _engine_version() -> tuple[str, str]:
