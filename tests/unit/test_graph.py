@@ -402,3 +402,34 @@ def test_describe_reads_the_graph_for_screen_readers(ns: dict[str, object]) -> N
     assert "SigmoidBackward0 saving result (a) = 0.9183" in text
     assert "Leaves with requires_grad=True: b = 0.0000, w1 = 2.2000" in text
     assert "x1 = 1.1000" in text
+
+
+# --- hostile values and drawings -------------------------------------------------------------
+
+
+class Hostile(torch.Tensor):
+    """A value whose text tries to close its DOT label and add a link to the drawing."""
+
+    def item(self) -> str:  # type: ignore[override]
+        return '0</B>> URL="javascript:alert(1)" label=<<B>x'
+
+
+def test_a_values_text_cannot_add_markup_to_the_graph() -> None:
+    b = torch.tensor(0.0).as_subclass(Hostile).requires_grad_()  # a leaf of the subclass
+    loss = (b * 2).sum()
+    names = {"b": b, "loss": loss}
+    assert 'URL="javascript' not in to_dot(walk(loss, names))  # its text stays in its label
+    svg = graph_svg(loss, names, alt="hostile")
+    assert "<a" not in svg and "href" not in svg
+    assert "URL=&quot;javascript:alert(1)&quot;" in svg  # shown as text, escaped
+
+
+def test_every_inlined_drawing_is_inert() -> None:
+    hostile = (
+        '<svg onload="alert(1)"><script>alert(2)</script>'
+        '<a xlink:href="javascript:alert(3)" href="javascript:alert(4)"><text>kept</text></a>'
+        '<foreignObject><div onclick="alert(5)">x</div></foreignObject>'
+        '<use href="https://example.org/x.svg#y"/><image href="x.png"/>'
+        '<set attributeName="href" to="javascript:alert(6)"/></svg>'
+    )
+    assert svg_module.inert(hostile) == "<svg><text>kept</text></svg>"

@@ -265,8 +265,10 @@ _DOT_HEADER = f"""\
   edge [fontname="{FONT}", fontsize=11, arrowsize=0.8];"""
 
 
-def _html(text: str) -> str:
-    return html.escape(text, quote=True)
+def _html(text: object) -> str:
+    # Everything in a label is escaped: a value's text could otherwise close the label and
+    # add DOT attributes (URL="javascript:...") to the drawing.
+    return html.escape(str(text), quote=True)
 
 
 def _line(body: str, colour: str, *, size: int = 11) -> str:
@@ -287,17 +289,17 @@ def _node_dot(node: Node, *, grads: bool) -> str:
         label = f"<B>{_html(node.label)}</B>" + "".join(_saved_line(s) for s in node.saved)
         attrs = 'class="ag-op"'
     elif node.kind == "leaf":
-        label = f"<B>{_html(node.label)} = {node.value}</B>"
+        label = f"<B>{_html(node.label)} = {_html(node.value)}</B>"
         label += _line("requires_grad=True", REQUIRES_GRAD_COLOUR, size=12)
         if grads:
-            label += _line(f".grad = {node.grad}", REQUIRES_GRAD_COLOUR, size=12)
+            label += _line(_html(f".grad = {node.grad}"), REQUIRES_GRAD_COLOUR, size=12)
         attrs = 'class="ag-leaf", style="rounded,bold", penwidth=2'
     elif node.kind == "input":
-        label = f"{_html(node.label)} = {node.value}"
+        label = f"{_html(node.label)} = {_html(node.value)}"
         label += _line("requires_grad=False", SAVED_COLOUR, size=12)
         attrs = 'class="ag-input", style="rounded,dashed"'
     else:
-        label = f"<B>{_html(node.label)} = {node.value}</B>"
+        label = f"<B>{_html(node.label)} = {_html(node.value)}</B>"
         attrs = 'class="ag-output", shape=oval, penwidth=2'
     return f"  {node.id} [{attrs}, label=<{label}>];"
 

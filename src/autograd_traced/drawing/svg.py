@@ -97,7 +97,7 @@ def render_svg(dot_source: str, *, alt: str, draw: Draw = dot_svg) -> str:
     page's own process asks the build's process instead, which keeps every drawing for the
     pages (and rebuilds) after it (see running.child).
     """
-    svg = draw(dot_source)
+    svg = inert(draw(dot_source))
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", "", svg, flags=re.DOTALL)
     svg = re.sub(r"<title>.*?</title>", "", svg, flags=re.DOTALL)
     svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even inside class names
@@ -127,6 +127,28 @@ def render_svg(dot_source: str, *, alt: str, draw: Draw = dot_svg) -> str:
     lines = [line.rstrip() for line in body.splitlines()]
     # No blank lines: Markdown would end a raw HTML block at one.
     return compact(new_open) + "\n".join(line for line in lines if line).strip()
+
+
+# What can run or lead elsewhere in an SVG: scripts, embedded HTML, links, references.
+_ACTIVE_ELEMENTS = re.compile(
+    r"<(script|foreignObject|iframe|object|embed|image|use|animate\w*|set)\b.*?"
+    r"(?:/>|</\1\s*>)",
+    flags=re.DOTALL | re.IGNORECASE,
+)
+_LINK_TAGS = re.compile(r"</?a\b[^>]*>", flags=re.IGNORECASE)
+_ACTIVE_ATTRIBUTES = re.compile(
+    r"""\s(?:on\w+|(?:xlink:)?href|src|formaction)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""",
+    flags=re.IGNORECASE,
+)
+
+
+def inert(svg: str) -> str:
+    """`svg` with nothing that can run or lead elsewhere: every drawing the build inlines
+    (recorded graphs, whose labels hold a snippet's values, and hand-made diagrams) passes
+    here. Links are unwrapped, their text kept."""
+    svg = _ACTIVE_ELEMENTS.sub("", svg)
+    svg = _LINK_TAGS.sub("", svg)
+    return _ACTIVE_ATTRIBUTES.sub("", svg)
 
 
 def figure(svg: str) -> str:
