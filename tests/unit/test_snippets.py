@@ -208,3 +208,20 @@ def test_a_write_killed_at_any_moment_leaves_the_old_or_the_new_file(
     os.kill(writer.pid, signal.SIGKILL)
     writer.wait()
     assert file.read_bytes() in (b"old", b"new" * 30_000_000)
+
+
+def test_a_failure_shows_control_characters_spelt_out_and_long_diffs_cut(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> print('\\x1b[2J\\x1b]0;pwned\\x07' + 'x\\n' * 10_000)\nshort\n")
+    with pytest.raises(SnippetError) as raised:
+        run_snippet(snippet, {}, page=PAGE)
+    message = str(raised.value)
+    assert "\x1b" not in message and "\x07" not in message
+    assert "+\\x1b[2J\\x1b]0;pwned\\x07x" in message
+    assert message.count("\n") < 220
+    assert "... 9806 more lines (29414 characters) not shown" in message
+
+
+def test_a_traceback_shows_control_characters_spelt_out(tmp_path: Path) -> None:
+    snippet = load(tmp_path, ">>> raise ValueError('\\x1b[31mred')\n")
+    with pytest.raises(SnippetError, match=r"ValueError: \\x1b\[31mred"):
+        run_snippet(snippet, {}, page=PAGE)

@@ -164,7 +164,7 @@ def check_example(
     """One example's verdict: what it printed (or raised) against its stored transcript."""
     where = _where(snippet, example, page)
     if did.exception is not None and example.exc_msg is None:
-        raise SnippetError(f"{where}: unexpected exception\n{did.traceback}")
+        raise SnippetError(f"{where}: unexpected exception\n{shown_safely(did.traceback)}")
     if did.exception is None and example.exc_msg is not None:
         raise SnippetError(
             f"{where}: expected an exception, none was raised\n" + _diff(example.want, did.output)
@@ -300,4 +300,19 @@ def _diff(expected: str, actual: str) -> str:
         fromfile="expected (stored in the snippet)",
         tofile="actual (printed now)",
     )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return shown_safely("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+
+
+MAX_SHOWN = 200  # lines of a diff or a traceback in a failure: the rest is counted, not shown
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown_safely(text: str) -> str:
+    """`text` fit for a terminal, a CI log and a page: control characters spelt out (an ANSI
+    escape would clear the screen or retitle the window), and cut after MAX_SHOWN lines."""
+    lines = text.split("\n")
+    if len(lines) > MAX_SHOWN:
+        rest = "\n".join(lines[MAX_SHOWN:])
+        cut = f"... {len(lines) - MAX_SHOWN} more lines ({len(rest)} characters) not shown"
+        lines = [*lines[:MAX_SHOWN], cut, ""]
+    return _CONTROL.sub(lambda char: repr(char[0])[1:-1], "\n".join(lines))
