@@ -29,6 +29,7 @@ from tests.support.broken_copy import (
     BAD_DOT,
     BAD_REPR,
     BROKEN,
+    DENSE,
     ENDLESS,
     EXITS,
     KILLS,
@@ -255,6 +256,10 @@ def test_broken_hand_made_diagrams(broken: Run) -> None:
         "syntax error in line 2",
         f"docs/bad-diagrams.md:6: {NO_ALT}: no alt text",
     )
+
+
+def test_a_diagram_graphviz_cannot_finish_is_stopped_at_its_time_limit(broken: Run) -> None:
+    assert_both_red(broken, f"docs/dense-diagram.md:3: {DENSE}: dot timed out after 1 s")
 
 
 def test_system_exit_in_a_snippet(broken: Run) -> None:

@@ -32,11 +32,12 @@ KILLS = "snippets/broken/kills.pycon"
 ENDLESS = "snippets/broken/endless.pycon"
 BAD_DOT = "docs/diagrams/broken-syntax.dot"
 NO_ALT = "docs/diagrams/broken-no-alt.dot"
+DENSE = "docs/diagrams/broken-dense.dot"  # a complete digraph: Graphviz takes minutes
 PATCHES_CHECKER = "snippets/broken/patches_checker.pycon"
 PICKLES = "snippets/broken/pickles.pycon"
 PWNED = "AUTOGRAD_TRACED_PWNED"  # set in the build's process if a page's pickle ran there
 STARTS_PROCESSES = "snippets/broken/starts_processes.pycon"  # not a break: all must die
-MARKERS = ("4711", "4712", "4713")  # in the command lines of what it starts
+MARKERS = tuple(f"autograd-traced-outlives-{n}" for n in (1, 2, 3))  # in their command lines
 WRITES_SOURCES = "snippets/broken/writes_sources.pycon"
 OUTSIDE = "snippets/../../outside/secret.pycon"  # a transcript beside the repository
 LINKS_OUTSIDE = "snippets/broken/links_outside.pycon"  # a link to that file
@@ -68,6 +69,7 @@ BROKEN = {
         f'diagram exec="on" file="{BAD_DOT}"',
         f'diagram exec="on" file="{NO_ALT}"',
     ],
+    "dense-diagram.md": [f'diagram exec="on" file="{DENSE}" timeout="1"'],
     "exits.md": [run(f'file="{EXITS}"')],
     "kills.md": [run(f'file="{KILLS}"')],
     "endless.md": [run(f'file="{ENDLESS}" timeout="1"')],
@@ -184,11 +186,12 @@ what its transcript says
 
 
 STARTS_PROCESSES_SNIPPET = f"""\
->>> import os, subprocess
->>> sleeper = subprocess.Popen(["sleep", "{MARKERS[0]}"])
->>> escaped = subprocess.Popen(["sleep", "{MARKERS[1]}"], start_new_session=True)
+>>> import os, subprocess, sys
+>>> sleep = [sys.executable, "-c", "import time; time.sleep(1000)"]
+>>> child = subprocess.Popen([*sleep, "{MARKERS[0]}"])
+>>> escaped = subprocess.Popen([*sleep, "{MARKERS[1]}"], start_new_session=True)
 >>> if os.fork() == 0:
-...     os.execvp("sh", ["sh", "-c", "while :; do :; done # {MARKERS[2]}"])
+...     os.execvp("sh", ["sh", "-c", "while :; do :; done", "{MARKERS[2]}"])
 """
 
 
@@ -256,6 +259,8 @@ def make_broken(destination: Path) -> Path:
 
     write(root, BAD_DOT, "// alt: A diagram with a syntax error.\ndigraph { a -> }\n")
     write(root, NO_ALT, "digraph { a -> b }\n")
+    edges = " ".join(f"n{a} -> n{b};" for a in range(60) for b in range(60) if a != b)
+    write(root, DENSE, f"// alt: A complete digraph of 60 nodes.\ndigraph {{ {edges} }}\n")
     _write_pages(root, BROKEN)
     return root
 

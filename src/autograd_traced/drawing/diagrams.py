@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from autograd_traced.drawing.svg import render_svg
+from autograd_traced.drawing.svg import DOT_TIMEOUT, dot_svg, render_svg
 
 _ALT_LINE = re.compile(r"//\s*alt:(.*)")
 
@@ -27,9 +27,10 @@ def diagram_alt(source: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=256)
-def diagram_svg(source: str) -> str:
-    """A .dot file's text as inline SVG, drawn once per content: pages and rebuilds share it."""
+def diagram_svg(source: str, timeout: float = DOT_TIMEOUT) -> str:
+    """A .dot file's text as inline SVG, drawn once per content: pages and rebuilds share it;
+    Graphviz may take `timeout` seconds."""
     alt = diagram_alt(source)
     if not alt:
         raise ValueError("no alt text: begin the file with '// alt: ...'")
-    return render_svg(source, alt=alt)
+    return render_svg(source, alt=alt, draw=lambda dot: dot_svg(dot, timeout))

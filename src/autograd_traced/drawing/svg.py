@@ -70,16 +70,24 @@ def _font_stack(match: re.Match[str]) -> str:
     return f'font-family="{family}, {generic}"'
 
 
+DOT_TIMEOUT = 60.0  # seconds Graphviz may take, as an example may (the plugin's default)
+
+
 @functools.lru_cache(maxsize=1024)
-def dot_svg(dot_source: str) -> str:
-    """Graphviz's SVG of a DOT source, drawn once per source in this process."""
-    result = subprocess.run(
-        [*_dot_command(), "-Tsvg"],
-        input=dot_source,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def dot_svg(dot_source: str, timeout: float = DOT_TIMEOUT) -> str:
+    """Graphviz's SVG of a DOT source, drawn once per source in this process; a drawing
+    that takes longer than `timeout` is stopped (a dense graph can take minutes)."""
+    try:
+        result = subprocess.run(
+            [*_dot_command(), "-Tsvg"],
+            input=dot_source,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"dot timed out after {timeout:g} s") from None
     if result.returncode != 0:
         raise RuntimeError(f"dot failed (exit {result.returncode}):\n{result.stderr}")
     return result.stdout

@@ -59,10 +59,11 @@ KINDS: dict[str, FenceKind] = {
         ),
         FenceKind(
             "diagram",
-            {"exec": ("on",), "file": ANY},
+            {"exec": ("on",), "file": ANY, "timeout": ANY},
             required="file",
             stateful=False,
             file=FileOption("docs/", ".dot"),
+            time_limit="timeout",  # Graphviz's, like a snippet's
         ),
     )
 }

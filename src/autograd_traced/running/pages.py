@@ -139,7 +139,7 @@ def _draw(planned: PlannedFence, stages: Stages | None) -> FenceResult:
         return replace(result, error=planned.problem)
     try:
         with Stages.timing(stages, Stage.DIAGRAMS):
-            svg = diagram_svg(planned.source)
+            svg = diagram_svg(planned.source, planned.timeout)
     except Exception as error:  # a .dot syntax error, a missing alt line
         return replace(result, error=f"{planned.where}: {fence.options['file']}: {error}")
     return replace(result, html=figure(svg))
