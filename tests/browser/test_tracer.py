@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -64,10 +64,11 @@ def _facts(tensor: torch.Tensor) -> list[str]:
 @cache
 def expected_players(page: Path) -> dict[str, list[Expected]]:
     """The page's snippets run again, in a process of the page's own, as the build runs them."""
-    return fork_server.shared().call(record_players, page)
+    recorded = fork_server.shared().call(record_players, page)  # plain data, as a page's is
+    return {name: [Expected(**step) for step in steps] for name, steps in recorded.items()}
 
 
-def record_players(page: Path, **_: object) -> dict[str, list[Expected]]:
+def record_players(page: Path, **_: object) -> dict[str, list[dict[str, Any]]]:
     """Run the page's snippets in order in a fresh namespace; record each traced line."""
     namespace: dict[str, Any] = {"__name__": "__main__"}
     players: dict[str, list[Expected]] = {}
@@ -93,7 +94,7 @@ def record_players(page: Path, **_: object) -> dict[str, list[Expected]]:
         run_snippet(snippet, namespace, page=page.name, observe=observe)
         if fence.options.get("trace") == "on":
             players[player_id(path)] = steps
-    return players
+    return {name: [asdict(step) for step in steps] for name, steps in players.items()}
 
 
 def _url(page: Path) -> str:

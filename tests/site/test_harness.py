@@ -275,7 +275,8 @@ def test_a_snippet_that_ends_its_process(broken: Run) -> None:
 
 
 def test_an_endless_loop_is_stopped_at_its_time_limit(broken: Run) -> None:
-    assert_both_red(broken, f"{ENDLESS}:2 (used by docs/endless.md:3): timed out after 1 s")
+    # 1 s of CPU time, or 5 s of wall time on a machine too busy to give it that
+    assert_both_red(broken, f"{ENDLESS}:2 (used by docs/endless.md:3): timed out after")
 
 
 def test_a_failed_build_writes_no_page(broken: Run) -> None:

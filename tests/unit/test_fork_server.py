@@ -50,12 +50,31 @@ def test_each_call_starts_from_the_servers_state() -> None:
     assert "AUTOGRAD_TRACED_PROBE" not in os.environ
 
 
-def test_a_step_over_its_time_limit_is_stopped_and_named() -> None:
+def spin_reported(
+    seconds: float, limit: float, *, report: Callable[[str, float], None], **_: object
+) -> None:
+    report("snippets/spin.pycon:2 (used by docs/spin.md:3)", limit)
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_a_step_over_its_cpu_time_is_stopped_and_named() -> None:
     start = time.monotonic()
-    with pytest.raises(fork_server.StepTimedOut, match=r"timed out after 0\.5 s") as raised:
-        fork_server.shared().call(sleep, 30)
-    assert raised.value.where == "snippets/slow.pycon:2 (used by docs/slow.md:3)"
+    with pytest.raises(fork_server.StepTimedOut, match=r"timed out after 0\.5 s of CPU") as raised:
+        fork_server.shared().call(spin_reported, 30, 0.5)
+    assert raised.value.where == "snippets/spin.pycon:2 (used by docs/spin.md:3)"
     assert time.monotonic() - start < 10
+
+
+def test_a_step_that_waits_is_stopped_at_its_wall_time_backstop() -> None:
+    with pytest.raises(fork_server.StepTimedOut, match=r"after 2\.5 s of wall time, 5 times"):
+        fork_server.shared().call(sleep, 30)
+
+
+def test_a_step_another_page_starves_is_not_blamed_for_its_wait() -> None:
+    # Sleeping past its limit stands for waiting on a busy machine: it used no CPU time.
+    fork_server.shared().call(sleep, 1.0, 0.5)
 
 
 def test_a_child_that_dies_is_named() -> None:

@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import pickle
+import select
 import signal
 import socket
 import struct
@@ -173,21 +174,21 @@ class ForkServer:
         with self._lock, theirs:
             socket.send_fds(self._control, [b"c"], [theirs.fileno()])
         channel = _Channel(ours, child=False)
-        where, deadline, limit, pid = "(starting)", None, 0.0, 0
+        where, step, pid = "(starting)", None, 0
         try:
             # The server, not the child, says which process this is: it is killed at the end.
-            pid = self._receive(channel, where, None, limit)[1]
+            pid = self._receive(channel, where, None)[1]
             with self._lock:
                 self._running[pid] = where
             channel.send((function, args))
             while True:
-                kind, *payload = self._receive(channel, where, deadline, limit)
+                kind, *payload = self._receive(channel, where, step)
                 if kind == "step":
                     try:
                         where, limit = str(payload[0]), float(payload[1])
                     except (IndexError, TypeError, ValueError):
                         raise ProtocolError(where, f"a malformed step: {payload!r:.200}") from None
-                    deadline = time.monotonic() + limit
+                    step = _Step(pid, limit)
                     with self._lock:
                         self._running[pid] = where
                 elif kind == "ask" and len(payload) == 2:
@@ -212,17 +213,52 @@ class ForkServer:
             ours.close()
 
     @staticmethod
-    def _receive(channel: _Channel, where: str, deadline: float | None, limit: float) -> Any:
+    def _receive(channel: _Channel, where: str, step: _Step | None) -> Any:
         try:
-            return channel.receive(deadline)
+            while step is not None and not _readable(channel.sock, POLL):
+                if overdue := step.overdue():
+                    raise StepTimedOut(where, overdue)
+            # A message has begun: the rest of it may not take longer than the step may.
+            return channel.receive(None if step is None else step.last_moment)
         except TimeoutError:
-            raise StepTimedOut(where, f"timed out after {limit:g} s") from None
+            raise StepTimedOut(where, "timed out in the middle of a message") from None
         except (EOFError, ConnectionResetError):
             raise ChildDied(
                 where, "the page's process ended abruptly (os._exit, a crash or a signal)"
             ) from None
         except ValueError as error:  # JSON's errors are ValueErrors too
             raise ProtocolError(where, f"its process sent a malformed message: {error}") from None
+
+
+POLL = 0.1  # seconds between looks at a step's clock while its page says nothing
+WAITING = 5  # a step may take this many times its limit in wall time: sleeping, waiting on
+# I/O or on a machine other pages keep busy; its own CPU time may not exceed the limit.
+
+
+class _Step:
+    """One step's clock: the CPU time its page's process uses (every thread, and children
+    it waited for), and a backstop in wall time. A page that starves the others uses CPU
+    and is the one stopped; a page it starves waits, within the backstop."""
+
+    def __init__(self, pid: int, limit: float) -> None:
+        self.pid, self.limit = pid, limit
+        self.started = time.monotonic()
+        self.last_moment = self.started + limit * WAITING
+        self.cpu = processes.cpu_seconds(pid)
+
+    def overdue(self) -> str:
+        if processes.cpu_seconds(self.pid) - self.cpu > self.limit:
+            return f"timed out after {self.limit:g} s of CPU time"
+        if time.monotonic() > self.last_moment:
+            return (
+                f"timed out after {self.limit * WAITING:g} s of wall time, {WAITING} times its "
+                f"limit of {self.limit:g} s (it waited, or the machine was busy)"
+            )
+        return ""
+
+
+def _readable(sock: socket.socket, seconds: float) -> bool:
+    return bool(select.select([sock], [], [], seconds)[0])
 
 
 def _serve(control: socket.socket) -> None:

@@ -54,6 +54,20 @@ def children_of(parent: int) -> list[int]:
     return children
 
 
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time `pid` used: all its threads, and the children it waited for (0 once it
+    is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    # After ")": state is field 3 of proc(5); utime, stime, cutime and cstime are 14 to 17.
+    return sum(int(value) for value in fields[11:15]) / _TICKS
+
+
 def kill_orphans(pages: set[int]) -> None:
     """Kill this process's children that are not pages: orphans it adopted."""
     for pid in children_of(os.getpid()):
