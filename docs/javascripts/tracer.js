@@ -1,8 +1,9 @@
 /*
- * The line-by-line player: turns each server-rendered trace (autograd_traced.player, an ordered
- * list of steps) into the code with the current line marked, controls, and one panel showing that
- * step's state, the output printed so far and the graph. The step lives in the URL fragment
- * (#trace-setup-line-8). Material's document$ runs it again after every instant navigation.
+ * The line-by-line player: turns each server-rendered trace (autograd_traced.drawing.player: the
+ * highlighted transcript and an ordered list of steps) into one screen per step: controls, the
+ * transcript with the current line marked, what that line changed (every variable one click
+ * away) and the graph. The step lives in the URL fragment (#trace-setup-line-8). Material's
+ * document$ runs it again after every instant navigation.
  */
 (() => {
   "use strict";
@@ -22,37 +23,52 @@
 
   // Visible text is the start of the accessible name ("Next" of "Next line").
   function button(go, text, before, after) {
-    const node = element("button", "ag-tracer__button", text);
+    const node = element("button", "ag-tracer__button");
+    node.append(element("span", "ag-tracer__word", text));
     node.type = "button";
     node.dataset.go = go;
     node.setAttribute("aria-label", `${text} line`);
-    for (const [arrow, place] of [
+    for (const [arrow, where] of [
       [before, "prepend"],
       [after, "append"],
     ]) {
       if (!arrow) continue;
       const span = element("span", "", arrow);
       span.setAttribute("aria-hidden", "true");
-      node[place](span);
+      node[where](span);
     }
     return node;
   }
 
-  function region(className, label) {
-    const node = element("div", className);
-    node.append(element("p", "ag-tracer__label", label));
-    const body = element("div", "ag-tracer__body");
-    node.append(body);
-    return [node, body];
+  // Each example of the transcript in a span of its own, from its `>>>` to the next one, so
+  // the current one can be marked. Its text stays as it was (the copy button reads data-copy).
+  function examples(code) {
+    const groups = [];
+    for (const node of [...code.childNodes]) {
+      const prompt =
+        node.nodeType === Node.ELEMENT_NODE &&
+        node.classList.contains("gp") &&
+        node.textContent === ">>> ";
+      if (prompt) {
+        const group = element("span", "ag-tracer__line");
+        node.before(group);
+        groups.push(group);
+      }
+      if (groups.length) groups.at(-1).append(node);
+    }
+    return groups; // each keeps its last newline: the code's text stays the transcript
   }
 
   function setUp(root) {
     if (root.dataset.live) return;
-    root.dataset.live = "on";
-    root.classList.add("is-live");
     const list = root.querySelector(".ag-tracer__steps");
     const steps = [...list.children];
     const count = steps.length;
+    const code = root.querySelector(".highlight pre > code");
+    const groups = code ? examples(code) : [];
+    if (groups.length !== count) return; // not this transcript's steps: stay a list
+    root.dataset.live = "on";
+    root.classList.add("is-live");
 
     const bar = element("div", "ag-tracer__bar");
     const first = button("first", "First", "« ");
@@ -64,18 +80,20 @@
     const announce = element("p", "ag-tracer__announce");
     announce.setAttribute("aria-live", "polite");
 
-    const panel = element("div", "ag-tracer__panel");
-    const [now, nowBody] = region("ag-tracer__now", "After this line");
-    const [printed, printedBody] = region("ag-tracer__out", "Printed so far");
-    const [figure, figureBody] = region("ag-tracer__fig", "The autograd graph");
-    panel.append(now, printed, figure);
-    list.before(bar);
-    list.after(panel, announce);
-    list.tabIndex = 0;
-    list.setAttribute(
-      "aria-label",
-      `The ${count} lines; arrow keys step through them`,
-    );
+    const now = element("div", "ag-tracer__now");
+    const nowBody = element("div", "ag-tracer__body");
+    const all = element("details", "ag-tracer__all");
+    const allSummary = element("summary");
+    const allBody = element("div");
+    all.append(allSummary, allBody);
+    now.append(nowBody, all);
+    const figure = element("div", "ag-tracer__fig");
+    const transcript = code.closest(".highlight");
+    transcript.before(bar);
+    transcript.after(now, figure);
+    list.after(announce);
+    code.tabIndex = 0;
+    code.setAttribute("aria-label", `${count} lines; the arrow keys step through them`);
 
     // The state after a line: each name's latest entry, from the start or a step up to it.
     const start = root.querySelector(".ag-tracer__start .ag-tracer__vars");
@@ -87,61 +105,111 @@
           .slice(0, current + 1)
           .map((step) => step.querySelector(".ag-tracer__vars")),
       ];
-      for (const list of lists) {
-        for (const entry of list ? list.children : [])
+      for (const vars of lists) {
+        for (const entry of vars ? vars.children : [])
           latest.set(entry.dataset.name, entry);
       }
-      const vars = element("ul", "ag-tracer__vars");
+      const used = element("ul", "ag-tracer__vars");
+      const left = element("ul", "ag-tracer__vars");
       for (const entry of latest.values()) {
         if (entry.classList.contains("is-removed")) continue;
         const copy = entry.cloneNode(true);
-        if (entry.closest(".ag-tracer__step") !== steps[current]) {
-          copy.classList.remove("is-changed");
-          copy.querySelector(".ag-tracer__tag")?.remove();
-        }
-        vars.append(copy);
+        copy.classList.remove("is-changed");
+        copy.querySelector(".ag-tracer__tag")?.remove();
+        (entry.hasAttribute("data-leftover") ? left : used).append(copy);
       }
-      return vars;
+      const shown = [used];
+      if (left.children.length) {
+        // Names earlier snippets left and this one never uses: out of the way, not gone.
+        const fold = element("details", "ag-tracer__leftovers");
+        fold.append(
+          element("summary", "", `${left.children.length} left by earlier snippets`),
+          left,
+        );
+        shown.push(fold);
+      }
+      return [used.children.length, shown];
     }
 
     // Copies, not moves: a step may show a graph drawn in another player above it.
-    const copy = (node) => (node ? [node.cloneNode(true)] : []);
+    function graphOf(step) {
+      const drawn =
+        step.dataset.graph && document.getElementById(step.dataset.graph);
+      const svg = drawn && drawn.querySelector(".ag-tracer__graph svg");
+      if (!svg) return [];
+      const copy = svg.cloneNode(true);
+      // One unit a pixel at every step: the text keeps its size, its smallest at 11 px.
+      copy.style.width = `${svg.viewBox.baseVal.width}px`;
+      copy.style.maxWidth = "none";
+      return [copy];
+    }
+
+    // Keep the current line in the code window, with a line of context above it when the
+    // line and what it printed leave room for one.
+    function reveal(group) {
+      const line = parseFloat(getComputedStyle(code).lineHeight) || 20;
+      const box = group.getBoundingClientRect();
+      const room = code.clientHeight - box.height >= 2 * line;
+      code.scrollTop += box.top - code.getBoundingClientRect().top - (room ? line : 0);
+    }
+
+    const said = (node) => (node ? node.textContent.trim() : "");
 
     function go(index, { push = true } = {}) {
       const current = Math.max(0, Math.min(count - 1, index));
       steps.forEach((step, i) => {
-        step.classList.toggle("is-current", i === current);
-        if (i === current) step.setAttribute("aria-current", "step");
-        else step.removeAttribute("aria-current");
+        for (const node of [step, groups[i]]) {
+          node.classList.toggle("is-current", i === current);
+          if (i === current) node.setAttribute("aria-current", "step");
+          else node.removeAttribute("aria-current");
+        }
       });
       const step = steps[current];
+      const changed = step.querySelector(".ag-tracer__vars").cloneNode(true);
       nowBody.replaceChildren(
         step.querySelector(".ag-tracer__summary").cloneNode(true),
-        state(current),
+        changed,
       );
-      printedBody.replaceChildren(
-        ...steps
-          .slice(0, current + 1)
-          .flatMap((done) => copy(done.querySelector(".ag-tracer__printed"))),
-      );
-      printed.hidden = !printedBody.children.length;
-      const drawn =
-        step.dataset.graph && document.getElementById(step.dataset.graph);
-      figureBody.replaceChildren(
-        ...copy(step.querySelector(".ag-tracer__graph-note")),
-        ...copy(drawn && drawn.querySelector(".ag-tracer__graph")),
+      const [total, shown] = state(current);
+      allSummary.textContent = `All variables (${total})`;
+      allBody.replaceChildren(...shown);
+      figure.replaceChildren(
+        step.querySelector(".ag-tracer__graph-note").cloneNode(true),
+        ...graphOf(step),
       );
       position.textContent = `line ${current + 1} of ${count}`;
-      first.setAttribute("aria-disabled", current === 0);
-      previous.setAttribute("aria-disabled", current === 0);
-      next.setAttribute("aria-disabled", current === count - 1);
-      last.setAttribute("aria-disabled", current === count - 1);
+      const ends = [
+        [first, current === 0],
+        [previous, current === 0],
+        [next, current === count - 1],
+        [last, current === count - 1],
+      ];
+      for (const [node, end] of ends) {
+        // A disabled button is no Tab stop: focus moves to the one that goes the other way.
+        if (end && document.activeElement === node)
+          (node === first || node === previous ? next : previous).focus();
+        node.disabled = end && count > 1;
+      }
       root.dataset.current = current + 1;
       lines.set(place(root), current);
+      reveal(groups[current]);
       if (!push) return;
-      const summary = step.querySelector(".ag-tracer__summary").textContent;
-      const code = step.querySelector(".ag-tracer__code").textContent;
-      announce.textContent = `${summary} ${code}`;
+      // What a sighted reader sees: the line, what it changed, what it printed or raised.
+      const values = [...changed.children].map((entry) =>
+        entry.classList.contains("is-removed")
+          ? `${entry.dataset.name} deleted`
+          : `${entry.dataset.name} = ${said(entry.querySelector(".ag-tracer__value"))}`,
+      );
+      const printed = said(step.querySelector(".ag-tracer__printed .ag-tracer__text"));
+      announce.textContent = [
+        `Line ${current + 1} of ${count}: ${said(step.querySelector(".ag-tracer__code"))}.`,
+        step.classList.contains("is-error")
+          ? `It raised ${printed.split("\n").at(-1)}`
+          : printed && `It printed: ${printed}.`,
+        values.length ? `Changed: ${values.join("; ")}.` : "Nothing changed.",
+      ]
+        .filter(Boolean)
+        .join(" ");
       history.replaceState(history.state, "", `#${step.id}`);
     }
     root.tracerGo = go;
@@ -155,26 +223,27 @@
     const current = () => Number(root.dataset.current) - 1;
     bar.addEventListener("click", (event) => {
       const target = event.target.closest("button");
-      if (target) go(moves[target.dataset.go](current()));
+      if (target && !target.disabled) go(moves[target.dataset.go](current()));
     });
-    list.addEventListener("click", (event) => {
-      const step = event.target.closest(".ag-tracer__step");
-      if (step && list.contains(step)) go(steps.indexOf(step));
+    code.addEventListener("click", (event) => {
+      const group = event.target.closest(".ag-tracer__line");
+      if (group && !getSelection().toString()) go(groups.indexOf(group));
     });
+    // Left and right step; up and down still scroll the page.
     const keys = {
       ArrowRight: "next",
-      ArrowDown: "next",
       ArrowLeft: "previous",
-      ArrowUp: "previous",
       Home: "first",
       End: "last",
     };
-    root.addEventListener("keydown", (event) => {
-      const move = keys[event.key];
-      if (!move || event.altKey || event.ctrlKey || event.metaKey) return;
-      event.preventDefault();
-      go(moves[move](current()));
-    });
+    for (const target of [code, bar]) {
+      target.addEventListener("keydown", (event) => {
+        const move = keys[event.key];
+        if (!move || event.altKey || event.ctrlKey || event.metaKey) return;
+        event.preventDefault();
+        go(moves[move](current()));
+      });
+    }
 
     const match = location.hash.slice(1).match(STEP);
     const opened = match && match[1] === root.id;

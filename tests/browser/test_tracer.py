@@ -104,21 +104,23 @@ def _url(page: Path) -> str:
 CURRENT_STEP_JS = """
 root => {
   const steps = [...root.querySelectorAll('.ag-tracer__steps > li')];
-  const current = steps.filter(li => li.getAttribute('aria-current') === 'step');
-  const other = steps.find(li => !current.includes(li));
+  const lines = [...root.querySelectorAll('.highlight code > .ag-tracer__line')];
+  const current = lines.filter(line => line.getAttribute('aria-current') === 'step');
+  const other = lines.find(line => !current.includes(line));
   const vars = {};
   for (const li of root.querySelectorAll('.ag-tracer__now .ag-tracer__var')) {
     vars[li.querySelector('.ag-tracer__name').textContent] = li.textContent;
   }
-  const background = li => li && getComputedStyle(li).backgroundColor;
+  const mark = line => line && getComputedStyle(line).borderLeftColor;
   const fig = root.querySelector('.ag-tracer__fig');
+  const step = steps[lines.indexOf(current[0])];
   return {
-    current: current.map(li => steps.indexOf(li) + 1),
-    code: current.length ? current[0].querySelector('.ag-tracer__code').textContent : null,
-    highlighted: current.length > 0 && background(current[0]) !== background(other),
+    current: current.map(line => lines.indexOf(line) + 1),
+    lines: lines.length,
+    code: step ? step.querySelector('.ag-tracer__code').textContent : null,
+    shown: current.length ? current[0].textContent : null,
+    highlighted: current.length > 0 && mark(current[0]) !== mark(other),
     position: root.querySelector('.ag-tracer__position').textContent,
-    printed: [...root.querySelectorAll('.ag-tracer__out .ag-tracer__text')]
-      .map(element => element.textContent),
     vars,
     graphs: fig.querySelectorAll('svg').length,
     note: fig.querySelector('.ag-tracer__graph-note')?.textContent ?? null,
@@ -128,6 +130,13 @@ root => {
 """
 
 
+def _console(source: str, output: str) -> str:
+    """How the transcript shows one example: prompts before its lines, then what it printed."""
+    lines = source.split("\n")
+    shown = ">>> " + "\n... ".join(lines)
+    return shown + ("\n" + output if output else "")
+
+
 def check_step(player: Locator, steps: list[Expected], number: int) -> None:
     """The player shows line `number` as executed: code, position, state, output, graph."""
     pid = player.get_attribute("id")
@@ -135,11 +144,13 @@ def check_step(player: Locator, steps: list[Expected], number: int) -> None:
         player.locator(f'#{pid}-line-{number}[aria-current="step"]').wait_for(timeout=2_000)
     shown: dict[str, Any] = player.evaluate(CURRENT_STEP_JS)
     step, where = steps[number - 1], f"{pid} line {number}"
+    assert shown["lines"] == len(steps), f"{where}: the transcript has {shown['lines']} examples"
     assert shown["current"] == [number], f"{where}: aria-current on {shown['current']}"
     assert shown["highlighted"], f"{where}: the current line looks like the others"
     assert shown["code"] == step.source, where
     assert shown["position"] == f"line {number} of {len(steps)}", where
-    assert shown["printed"] == [s.output for s in steps[:number] if s.output], where
+    if not step.output.startswith("Traceback"):  # the transcript abridges a traceback
+        assert shown["shown"].rstrip("\n") == _console(step.source, step.output), where
     for name, facts in step.tensors.items():
         text = shown["vars"].get(name, "")
         assert all(fact in text.split() for fact in facts), f"{where}: {name} {facts} in {text!r}"
@@ -191,12 +202,18 @@ def test_players_step_with_clicks_and_keys(
             if number < count:
                 button["Next"].click()
         for name in ("Next", "Last"):
-            assert button[name].get_attribute("aria-disabled") == "true"
+            assert button[name].is_disabled()  # and so no Tab stop
             button[name].dispatch_event("click")  # the player goes no further than the last line
             check_step(player, steps, count)
-        assert f"Line {count} of {count}." in player.evaluate(CURRENT_STEP_JS)["announced"]
+        # The live region says what a sighted reader sees: the line and what it printed.
+        announced = player.evaluate(CURRENT_STEP_JS)["announced"]
+        assert announced.startswith(f"Line {count} of {count}: {steps[-1].source}."), announced
+        out = steps[-1].output
+        raised = out.startswith("Traceback")
+        said = f"It raised {out.splitlines()[-1]}" if raised else f"It printed: {out}."
+        assert not out or said in announced, announced
 
-        player.locator(".ag-tracer__steps").focus()
+        player.locator(".highlight code").focus()
         for number in range(count - 1, 0, -1):
             page.keyboard.press("ArrowLeft")
             check_step(player, steps, number)
@@ -375,17 +392,31 @@ root => {
     return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};
   };
   const step = root.querySelector('.ag-tracer__steps > li[aria-current="step"]');
+  const line = root.querySelector('.ag-tracer__line[aria-current="step"]');
   const header = document.querySelector('.md-header').getBoundingClientRect().bottom;
-  const changed = [...root.querySelectorAll('.ag-tracer__now .is-changed')];
+  const changed = [...root.querySelectorAll('.ag-tracer__now > .ag-tracer__body .is-changed')];
+  // Inside the code window, a part counts where the window shows it.
+  const clip = (r, element) => {
+    const window = element && element.closest('code').getBoundingClientRect();
+    return r && window && (r.top < window.top - 1 || r.bottom > window.bottom + 1)
+      ? {...r, top: -1e4} : r;
+  };
+  const source = line ? [...line.children].filter(n => !n.matches('.go, .ag-traceback')) : [];
+  const boxes = source.map(element => element.getBoundingClientRect());
+  const box = boxes.length ? {
+    top: Math.min(...boxes.map(b => b.top)), bottom: Math.max(...boxes.map(b => b.bottom)),
+    left: Math.min(...boxes.map(b => b.left)), right: Math.max(...boxes.map(b => b.right)),
+  } : null;
+  const printed = line ? [...line.querySelectorAll(':scope > :is(.go, .ag-traceback)')] : [];
   return {
     top: header,
     parts: {
       controls: rect(root.querySelector('.ag-tracer__bar')),
-      'current line': rect(step && step.querySelector('.ag-tracer__code')),
+      'current line': clip(box && {top: box.top, bottom: box.bottom, left: box.left,
+                                   right: box.right}, line),
       'what changed': changed.length ? changed.map(rect)
         : [rect(root.querySelector('.ag-tracer__now .ag-tracer__summary'))],
-      'what it printed': step && step.querySelector('.ag-tracer__printed')
-        ? [rect([...root.querySelectorAll('.ag-tracer__out .ag-tracer__printed')].at(-1))] : [],
+      'what it printed': printed.map(element => clip(rect(element), element)),
       graph: step && step.dataset.graph ? [rect(root.querySelector('.ag-tracer__fig svg'))] : [],
     },
   };
@@ -411,8 +442,6 @@ def off_screen(player: Locator, width: int, height: int) -> list[str]:
     return out
 
 
-# Red until the player is redesigned (next commit): strict, so it cannot pass unnoticed.
-@pytest.mark.xfail(strict=True, reason="issue 18: the player spreads over 2-3 screens")
 @pytest.mark.parametrize("size", ONE_SCREEN_VIEWS, ids=lambda size: f"{size[0]}x{size[1]}")
 @pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
 def test_one_screen(site_url: str, browser: Browser, article: Path, size: tuple[int, int]) -> None:

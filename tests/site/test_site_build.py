@@ -55,17 +55,18 @@ def test_articles_show_outputs_and_expected_error(built_site: Path) -> None:
         assert 'id="trace-setup-line-12"' in html
         assert "javascripts/tracer.js" in html and "stylesheets/tracer.css" in html
     assert 'id="trace-second-call-fails-line-3"' in graphs
-    assert "It raised RuntimeError: the program stops here." in graphs
+    assert "It raised RuntimeError; the console shows the error and goes on" in graphs
+    # The transcript is shown once, inside its player.
+    player = graphs[graphs.index('id="trace-second-call-fails"') :]
+    assert player.index('<div class="highlight"') < player.index('<ol class="ag-tracer__steps"')
 
 
-def test_search_index_reads_each_trace_as_its_steps(built_site: Path) -> None:
+def test_search_index_keeps_the_prose_not_the_players_steps(built_site: Path) -> None:
     index = json.loads((built_site / "search" / "search_index.json").read_text())
     text = next(
         d["text"] for d in index["docs"] if d["location"].endswith("#the-script-line-by-line")
     )
-    positions = [text.index(f"Line {n} of 12.") for n in range(1, 13)]
-    assert positions == sorted(positions)
-    assert "Line 8 of 12. Changed: <code>z</code>." in text
+    assert "Line 8 of 12" not in text  # issue 18: a preview is prose, not a step list
     assert "<table>" not in text and "saved self (x1) = 1.1000" not in text  # no drawing's labels
 
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from autograd_traced.drawing.player import player_id, render_player
+from autograd_traced.drawing.player import TRANSCRIPT, player_id, render_player
 from autograd_traced.drawing.tracer import DrawnAt, Recorder, Step, Trace
 from autograd_traced.running.snippets import Snippet, run_snippet
 from tests.support.paths import ROOT
@@ -83,7 +83,7 @@ def test_drawings_show_the_values_in_full(namespace: dict[str, object]) -> None:
     for label in ("loss = 0.0852", "saved result (a) = 0.9183", "saved self (x1) = 1.1000"):
         assert label in texts, label
     assert "SigmoidBackward0 saving result (a) = 0.9183" in drawing  # the aria-label
-    assert 'viewBox="0 0 351 690"' in drawing  # geometry in whole points
+    assert 'viewBox="0 0 330 414"' in drawing  # geometry in whole points, compact (one screen)
 
 
 def test_printed_output_is_recorded_per_line(namespace: dict[str, object]) -> None:
@@ -188,3 +188,50 @@ def test_detach_cuts_w1_out_of_the_graph(after_setup: dict[str, object]) -> None
     backward, _ = steps[5:]
     assert not backward.raised and backward.variable("w1").grad == "None"  # silent
     assert backward.variable("b").grad == "-0.0817"
+
+
+# What the player shows is the program, not the plumbing (issue 18).
+def test_modules_and_functions_are_not_state_and_nodes_are_called_nodes(
+    after_setup: dict[str, object],
+) -> None:
+    trace("snippets/computation_graphs/nodes.pycon", after_setup)
+    recorded = trace("snippets/computation_graphs/second_call_fails.pycon", after_setup)
+    held = {variable.name: variable.value for variable in recorded.start}
+    assert not {"torch", "F", "grad", "made_inputs"} & held.keys()  # modules, functions
+    assert held["bce"] == "node BinaryCrossEntropyBackward0"
+    assert held["accumulate_b"] == "node AccumulateGrad"
+
+
+def test_names_this_snippet_never_uses_are_marked_leftovers(
+    after_setup: dict[str, object],
+) -> None:
+    recorded = trace("snippets/pitfalls/backward_then_grad.pycon", after_setup)
+    html = render_player(recorded, player_id="trace-backward-then-grad", title="x/b.pycon")
+    assert re.search(r'data-name="a" data-leftover>', html)  # a stale value, folded away
+    assert re.search(r'data-name="loss">', html)  # the snippet rebinds it: shown
+
+
+def test_after_a_raise_the_console_goes_on(after_setup: dict[str, object]) -> None:
+    path = "snippets/pitfalls/lost_detach.pycon"
+    html = render_player(trace(path, after_setup), player_id=player_id(path), title=path)
+    assert "the program stops here" not in html
+    assert html.count("the console shows the error and goes on with the next line") == 2
+
+
+def test_a_leaf_a_line_rebound_keeps_its_former_name(after_setup: dict[str, object]) -> None:
+    first = trace("snippets/pitfalls/accumulate.pycon", after_setup).steps[0]
+    assert first.graph is not None  # the setup's loss, whose b is no longer `b`
+    leaves = [node.label for node in first.graph.nodes if node.kind == "leaf"]
+    assert leaves == ["old b", "w1"]
+
+
+def test_the_player_is_named_by_its_snippet_and_holds_its_transcript(
+    after_setup: dict[str, object],
+) -> None:
+    path = "snippets/computing_gradients/phase1_grad.pycon"
+    html = render_player(trace(path, after_setup), player_id=player_id(path), title=path)
+    assert 'aria-label="phase1_grad, line by line"' in html
+    assert html.count(TRANSCRIPT) == 1  # where the fence shows the transcript, once
+    # A graph drawn by the setup's player above: named, not by its path.
+    assert "line 10 of setup, above</a>" in html
+    assert "snippets/" not in html

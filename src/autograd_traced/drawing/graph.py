@@ -259,9 +259,13 @@ def _describe_saved(
 
 # --- DOT ---------------------------------------------------------------------------------------
 
-_DOT_HEADER = f"""\
-  graph [fontname="{FONT}", nodesep=0.45, ranksep=0.5, pad=0.15];
-  node [fontname="{FONT}", fontsize=13, shape=box, style=rounded, margin="0.22,0.1"];
+
+def _dot_header(*, compact: bool) -> str:
+    # Compact: ranks and node padding tight, the whole graph on a phone's screen beside its code.
+    ranks, margin, pad = ("0.1", "0.18,0.04", "0.05") if compact else ("0.5", "0.22,0.1", "0.15")
+    return f"""\
+  graph [fontname="{FONT}", nodesep=0.45, ranksep={ranks}, pad={pad}];
+  node [fontname="{FONT}", fontsize=13, shape=box, style=rounded, margin="{margin}"];
   edge [fontname="{FONT}", fontsize=11, arrowsize=0.8];"""
 
 
@@ -305,14 +309,20 @@ def _node_dot(node: Node, *, grads: bool) -> str:
 
 
 def to_dot(
-    graph: Graph, *, direction: Direction = "backward", grads: bool = False, column: bool = False
+    graph: Graph,
+    *,
+    direction: Direction = "backward",
+    grads: bool = False,
+    column: bool = False,
+    compact: bool = False,
 ) -> str:
     """DOT source; the loss is on top either way.
 
     backward: arrows from the loss down to the leaves, the order autograd walks the graph.
     forward: arrows from leaves and inputs up to the loss, the way the values flowed.
     `grads` adds each leaf's `.grad`; `column` puts every node on a rank of its own, in walk
-    order, so the drawing is one node wide and stays legible when scaled to a phone's width.
+    order, so the drawing is one node wide and stays legible when scaled to a phone's width;
+    `compact` packs ranks and nodes tighter.
     """
     if direction not in ("forward", "backward"):
         raise ValueError(f"direction must be 'forward' or 'backward', not {direction!r}")
@@ -320,7 +330,7 @@ def to_dot(
     lines = [
         "digraph autograd {",
         f"  rankdir={'BT' if forward else 'TB'};",
-        _DOT_HEADER,
+        _dot_header(compact=compact),
         *(_node_dot(node, grads=grads) for node in graph.nodes),
     ]
     if column and len(graph.nodes) > 1:

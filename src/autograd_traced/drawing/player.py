@@ -1,13 +1,18 @@
-"""A trace as HTML: an ordered list of steps that docs/javascripts/tracer.js makes a player.
+"""A trace as HTML: the snippet's transcript and an ordered list of steps, which
+docs/javascripts/tracer.js makes a player.
 
-Without JavaScript (and in the search index) the trace reads as a sequence of steps: each line,
-what it changed, what it printed, and the graph where it changed. The script adds the controls
-and shows one step at a time with the whole state (docs/stylesheets/tracer.css lays it out).
-The markup has no blank line, so Markdown keeps it as one raw HTML block.
+The transcript is shown once: the fence puts the highlighted block (its copy button, its outputs)
+where `TRANSCRIPT` stands, and the script marks the current line in it. Without JavaScript (and
+in the search index) the trace reads as a sequence of steps: each line, what it changed, what it
+printed, and the graph where it changed. The script adds the controls and shows one step at a
+time: the line, what it changed (every variable one click away) and the graph
+(docs/stylesheets/tracer.css lays it out on one screen). The markup has no blank line, so
+Markdown keeps it as one raw HTML block.
 """
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -16,21 +21,33 @@ if TYPE_CHECKING:  # the tracer imports torch; a build without execution must no
     from autograd_traced.drawing.tracer import Step, Trace, Variable
 
 
+# Where the fence puts the highlighted transcript inside the player.
+TRANSCRIPT = "<!-- ag-transcript -->"
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
 def player_id(path: str) -> str:
     """`trace-setup` for snippets/program/setup.pycon: a step's link reads `#trace-setup-line-8`."""
     return "trace-" + PurePosixPath(path).stem.replace("_", "-")
 
 
+def snippet_name(path: str) -> str:
+    """What a reader calls a snippet: `second_call_fails`, not its path."""
+    return PurePosixPath(path).stem
+
+
 def render_player(trace: Trace, *, player_id: str, title: str) -> str:
-    count = len(trace.steps)
+    count, name = len(trace.steps), escape(snippet_name(title))
     return "\n".join(
         [
             f'<div class="ag-tracer" id="{player_id}" role="region"'
-            f' aria-label="Step through {escape(title)}" data-lines="{count}">',
-            f'<p class="ag-tracer__intro">Step through <code>{escape(title)}</code>: after each'
-            f" of its {count} lines, what changed, what it printed and the autograd graph.</p>",
+            f' aria-label="{name}, line by line" data-lines="{count}">',
+            f'<p class="ag-tracer__intro">Step through <code>{name}</code> line by line: after'
+            f" each of its {count} lines, what changed, what it printed and the autograd"
+            " graph.</p>",
+            TRANSCRIPT,
             *_start(trace),
-            '<ol class="ag-tracer__steps">',
+            '<ol class="ag-tracer__steps" data-search-exclude>',  # previews stay prose
             *(_step(step, trace, player_id, count) for step in trace.steps),
             "</ol>",
             "</div>",
@@ -43,7 +60,6 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     parts = [
         f'<li class="{classes}" id="{player_id}-line-{step.number}"'
         f' data-graph="{step.graph_at.anchor if step.graph_at else ""}">',
-        # The transcript above is indexed already: the search index keeps each step's summary.
         f'<div class="ag-tracer__code" data-search-exclude><code>{_pre(step.source)}</code></div>',
         '<div class="ag-tracer__state">',
         f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
@@ -81,7 +97,8 @@ def _graph_note(step: Step, player_id: str) -> str:
     if where.anchor == f"{player_id}-line-{step.number}":
         changes = "; ".join(step.graph_changes) or "as the lines above left it"
         return f"The graph after this line: {escape(changes)}."
-    other = "" if where.anchor.startswith(f"{player_id}-line-") else f" of {escape(where.title)}"
+    above = where.anchor.startswith(f"{player_id}-line-")
+    other = "" if above else f" of {escape(snippet_name(where.title))}, above"
     link = f'<a href="#{where.anchor}">line {where.line}{other}</a>'
     if step.graph_changes:
         changes = escape("; ".join(step.graph_changes))
@@ -96,27 +113,35 @@ def _start(trace: Trace) -> list[str]:
     """
     if not trace.start:
         return []
+    used = {name for step in trace.steps for name in _NAME.findall(step.source)}
     return [
         '<div class="ag-tracer__start" data-search-exclude>',
         '<p class="ag-tracer__summary">Before line 1, the program holds:</p>',
         '<ul class="ag-tracer__vars">',
-        *(_variable(v, changed=False) for v in trace.start),
+        *(_variable(v, changed=False, leftover=v.name not in used) for v in trace.start),
         "</ul>",
         "</div>",
     ]
 
 
 def _summary(step: Step) -> str:
+    names = (*step.changed, *step.removed)
+    changed = (
+        "Changed: " + ", ".join(f"<code>{escape(name)}</code>" for name in names) + "."
+        if names
+        else "Nothing changed."
+    )
     if step.raised:
         error = step.output.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
-        return f"It raised {escape(error)}: the program stops here."
-    names = (*step.changed, *step.removed)
-    if not names:
-        return "Nothing changed."
-    return "Changed: " + ", ".join(f"<code>{escape(name)}</code>" for name in names) + "."
+        # A console prints the traceback and reads the next line: the session goes on.
+        return (
+            f"It raised {escape(error)}; the console shows the error and goes on with the next"
+            f" line. {changed}"
+        )
+    return changed
 
 
-def _variable(variable: Variable, *, changed: bool) -> str:
+def _variable(variable: Variable, *, changed: bool, leftover: bool = False) -> str:
     cells = [f'<code class="ag-tracer__name">{escape(variable.name)}</code>']
     cells.append(f'<span class="ag-tracer__value">{escape(variable.value)}</span>')
     if variable.tensor:
@@ -129,7 +154,9 @@ def _variable(variable: Variable, *, changed: bool) -> str:
     if changed:
         cells.append('<strong class="ag-tracer__tag">changed</strong>')
     css = "ag-tracer__var is-changed" if changed else "ag-tracer__var"
-    return f'<li class="{css}" data-name="{escape(variable.name)}">{" ".join(cells)}</li>'
+    # A name an earlier snippet left and this one never uses: the player folds it away.
+    mark = " data-leftover" if leftover else ""
+    return f'<li class="{css}" data-name="{escape(variable.name)}"{mark}>{" ".join(cells)}</li>'
 
 
 def _pre(text: str) -> str:

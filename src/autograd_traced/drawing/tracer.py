@@ -85,6 +85,8 @@ class Recorder:
     _graph: Graph | None = None
     _dot: str = ""
     _drawn: dict[str, DrawnAt] = field(default_factory=dict)  # DOT -> where the page shows it
+    # Tensors a line rebound, by their former name: a graph still holds them as leaves.
+    _former: dict[str, torch.Tensor] = field(default_factory=dict)
     draw: Draw = dot_svg  # runs Graphviz (the page's process asks the build's)
 
     def start(self, namespace: dict[str, Any]) -> None:
@@ -107,9 +109,15 @@ class Recorder:
             if self._before.get(name, self) is not namespace[name]
             or self._variables.get(name) != variable
         )
+        self._former.update(
+            (f"old {name}", value)
+            for name, value in self._before.items()
+            if isinstance(value, torch.Tensor) and namespace.get(name) is not value
+        )
         root = self._next_root(changed, namespace)
         tensor = namespace[root] if root is not None else None
-        graph = walk(tensor, namespace) if tensor is not None else None
+        # The names held now win (walk looks them up in order), then the former ones.
+        graph = walk(tensor, {**namespace, **self._former}) if tensor is not None else None
         dot = _dot(graph) if graph is not None else ""
         number = len(self.trace.steps) + 1
         graph_at = self.trace.steps[-1].graph_at if self.trace.steps else None
@@ -174,7 +182,9 @@ def _drawn_on_page(namespace: dict[str, Any]) -> dict[str, DrawnAt]:
 
 
 def _dot(graph: Graph) -> str:
-    return to_dot(graph, direction="backward", grads=True, column=True)
+    # One node wide and compact: the whole graph fits beside the code on a desktop and under it
+    # on a phone, drawn at one unit per pixel (its smallest text at 11 px).
+    return to_dot(graph, direction="backward", grads=True, column=True, compact=True)
 
 
 def _graph_changes(before: Graph | None, after: Graph, *, new: bool) -> Iterator[str]:
@@ -239,7 +249,12 @@ def _public(namespace: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 
 
 def _variables(namespace: dict[str, Any]) -> Iterator[Variable]:
+    """The program's values: modules, functions and classes are its tools, not its state."""
     for name, value in _public(namespace):
+        if isinstance(value, types.ModuleType) or (
+            callable(value) and not isinstance(value, torch.autograd.graph.Node)
+        ):
+            continue
         if isinstance(value, torch.Tensor):
             # A non-leaf's .grad stays None (and reading it warns) unless it retains its grad.
             grad = value.grad if value.is_leaf or value.retains_grad else None
@@ -257,10 +272,8 @@ def _variables(namespace: dict[str, Any]) -> Iterator[Variable]:
 
 
 def _describe(value: object) -> str:
-    if isinstance(value, types.ModuleType):
-        return f"module {value.__name__}"
-    if callable(value):
-        return f"function {getattr(value, '__name__', '')}".strip()
+    if isinstance(value, torch.autograd.graph.Node):
+        return f"node {type(value).__name__}"  # as grad_fn names it
     if isinstance(value, tuple) and all(isinstance(item, torch.Tensor) for item in value):
         return "(" + ", ".join(format_value(item) for item in value) + ",)"
     if isinstance(value, float):

@@ -1,6 +1,6 @@
 """SuperFences custom fences that show what a page run produced.
 
-A `pycon` fence shows a snippet's checked transcript (and, with `trace`, a player that steps
+A `pycon` fence shows a snippet's checked transcript (with `trace`, inside a player that steps
 through it line by line), an `autograd-graph` fence the graph PyTorch recorded for a variable
 of the page's program, a `diagram` fence a hand-made diagram; their options are in the fence
 registry (`fences.registry`).
@@ -21,6 +21,7 @@ from typing import Any
 from markdown import Markdown
 
 from autograd_traced.build.failures import BuildFailures
+from autograd_traced.drawing.player import TRANSCRIPT
 from autograd_traced.fences.registry import KINDS
 from autograd_traced.page_html.consoles import CONSOLE_BLOCK, SEARCH_EXCLUDED
 from autograd_traced.running.plan import FenceResult, PageRun
@@ -108,7 +109,10 @@ class FenceShow:
             return error_block(result.skipped, title="This example was not run")
         if result.language != "pycon":
             return result.html
-        return self._highlight(md, result.console, result.title) + result.html  # the player
+        transcript = self._highlight(md, result.console, result.title)
+        if TRANSCRIPT in result.html:  # a player: the transcript is shown once, inside it
+            return result.html.replace(TRANSCRIPT, transcript, 1)
+        return transcript + result.html
 
     def _highlight(self, md: Markdown, code: str, title: str) -> str:
         """The block exactly as the page's own ```pycon title="..." fence would be highlighted.
