@@ -14,7 +14,6 @@ the page, an error block that names the fence and the cause.
 from __future__ import annotations
 
 import html
-import re
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +26,6 @@ from autograd_traced.page_html.consoles import CONSOLE_BLOCK, SEARCH_EXCLUDED
 from autograd_traced.page_html.program_files import cells_from_runs, console_code
 from autograd_traced.running.plan import FenceResult, PageRun
 
-PROMPT_RE = re.compile(r"(>>>|\.\.\.)( |$)")  # a transcript's code line, not its output
 RUN_IT_OPEN = '<details class="example ag-run"><summary>Run it</summary>'  # collapsed: no `open`
 
 
@@ -115,19 +113,18 @@ class FenceShow:
             return result.html
         transcript = self._highlight(md, result.console, result.title) + result.html  # player
         if result.options.get("show") == "code":
-            return self._code_then_run(result, md, transcript)
+            return self._code_then_run(result, transcript)
         return transcript
 
-    def _code_then_run(self, result: FenceResult, md: Markdown, transcript: str) -> str:
-        """Predict, then see: the code alone (untitled, so it is no console block of the
-        page's), then the transcript as it ran, collapsed until the reader opens it."""
-        code = "\n".join(line for line in result.console.splitlines() if PROMPT_RE.match(line))
-        copy = html.escape(console_code(cells_from_runs(result.title, result.runs)))
-        excluded = f"{CONSOLE_BLOCK[:-1]} {SEARCH_EXCLUDED}>"  # as _highlight marks a block
-        shown = self._highlight(md, code, "").replace(
-            excluded, f'{excluded[:-1]} data-copy="{copy}">', 1
+    def _code_then_run(self, result: FenceResult, transcript: str) -> str:
+        """Predict, then see: the code alone, as plain Python (no prompts: it copies as it
+        reads; unhighlighted and untitled: it is no console block of the page's, and it keeps
+        the page light), then the transcript as it ran, collapsed until the reader opens it."""
+        code = html.escape(console_code(cells_from_runs(result.title, result.runs)))
+        return (
+            f'<div class="highlight ag-code-first" {SEARCH_EXCLUDED}><pre><code>{code}</code>'
+            f"</pre></div>{RUN_IT_OPEN}{transcript}</details>"
         )
-        return f"{shown}{RUN_IT_OPEN}{transcript}</details>"
 
     def _highlight(self, md: Markdown, code: str, title: str) -> str:
         """The block exactly as the page's own ```pycon title="..." fence would be highlighted.
