@@ -4,7 +4,8 @@
   admonition, asked since the snippet before it (the reveal is the executed output).
 - In the lab, every section shows a broken program with its real symptom, asks for the line,
   and answers in a collapsed block that names a checkpoint and runs the fixed program, which
-  prints the working program's gradients where the broken one did not.
+  prints the working program's gradients where the broken one did not (a training loop: its
+  last step's gradient equals the hand formula, where the broken loop's did not).
 """
 
 import re
@@ -21,7 +22,11 @@ from tests.support.paths import LAB, LESSONS, ROOT
 QUESTION = '!!! question "'
 ANSWER = '??? success "'
 CHECKPOINT_RE = re.compile(r"\*\*Checkpoint [123], ")
-MIN_LAB_EXERCISES = 6
+MIN_LAB_EXERCISES = 12
+# A loop's step, printed beside the hand formula: "step 2: b.grad = -0.0696   a - y = -0.0696".
+BY_HAND_RE = re.compile(
+    r"^step \d+: (?:b|w1)\.grad = (?P<grad>\S+)   (?:a - y|x1 \(a - y\)) = (?P<hand>\S+)$"
+)
 
 
 def surprises(text: str) -> bool:
@@ -87,12 +92,17 @@ def test_each_lab_exercise_shows_a_symptom_asks_and_answers(index: int) -> None:
     assert CHECKPOINT_RE.search(exercise[answer:]), f"{heading}: the answer names no checkpoint"
 
     outputs = outputs_by_snippet(LAB)
+    last_line = outputs[fixed].strip().splitlines()[-1]
+    if agrees := BY_HAND_RE.search(last_line):  # a training loop: its own step's hand value
+        assert agrees["grad"] == agrees["hand"], f"{heading}: {fixed} {last_line}"
+        symptom = BY_HAND_RE.search(outputs[broken].strip().splitlines()[-1])
+        assert symptom is None or symptom["grad"] != symptom["hand"], f"{heading}: no symptom"
+        return
     working = outputs["snippets/find_the_line/working.pycon"]
     expected = re.search(r"b\.grad = (\S+)   w1\.grad = (\S+)", working)
     assert expected is not None
     b_grad, w1_grad = expected.groups()
     # The fixed program's last line states the working gradients (w1's, if it names it).
-    last_line = outputs[fixed].strip().splitlines()[-1]
     stated = dict(re.findall(r"(b\.grad|dL/db|w1\.grad|dL/dw1) = (\S+)", last_line))
     assert stated.get("b.grad", stated.get("dL/db")) == b_grad, f"{heading}: {fixed} {last_line}"
     assert stated.get("w1.grad", stated.get("dL/dw1", w1_grad)) == w1_grad, f"{heading}: {fixed}"

@@ -229,6 +229,16 @@ def test_misspelt_options_and_values(broken: Run) -> None:
     )
 
 
+def test_show_code_without_a_question_or_with_a_player(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        "docs/unpaired.md:3: this pycon fence",
+        "show='code' needs !!! question \"...\" since the previous fence",
+        "docs/unpaired.md:8: this pycon fence",
+        "show='code' cannot go with trace='on'",
+    )
+
+
 def test_unreadable_options(broken: Run) -> None:
     assert_both_red(broken, "docs/unquoted.md:3: this pycon fence", "write options as key=")
 

@@ -51,7 +51,10 @@ def run(options: str) -> str:
     return f'pycon exec="on" {options}'
 
 
-# Each page -> the info strings of its fences, in order.
+PROSE = "prose:"  # a page's entry that is a line of text, not a fence
+
+
+# Each page -> the info strings of its fences (or a line of PROSE), in order.
 BROKEN = {
     "wrong-output.md": [
         run(f'file="{SETUP}"'),
@@ -89,6 +92,11 @@ BROKEN = {
     # Files outside the repository, by '..' or by a link.
     "outside.md": [run(f'file="{OUTSIDE}"')],
     "links-outside.md": [run(f'file="{LINKS_OUTSIDE}"')],
+    "unpaired.md": [
+        run(f'file="{SETUP}" show="code"'),  # nothing asks the reader first
+        f'{PROSE}!!! question "Predict: what will it print?"',
+        run(f'file="{PHASE1}" show="code" trace="on"'),  # the player would show the output
+    ],
 }
 
 PASSING = {
@@ -282,7 +290,10 @@ def _add_passing(root: Path) -> None:
 
 def _write_pages(root: Path, pages: dict[str, list[str]]) -> None:
     for name, fences in pages.items():
-        body = "\n\n".join(f"```{info}\n```" for info in fences)
+        body = "\n\n".join(
+            info.removeprefix(PROSE) if info.startswith(PROSE) else f"```{info}\n```"
+            for info in fences
+        )
         (root / "docs" / name).write_text(f"# {name}\n\n{body}\n")
 
 

@@ -10,7 +10,7 @@ honours it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 ANY = None  # an option's values: any non-empty text
 ON_OFF = ("on", "off")
@@ -24,6 +24,19 @@ class FileOption:
     suffix: str
 
 
+QUESTION = '!!! question "'  # a Material admonition: what the page asks its reader
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """An option value that holds only with the page around it: the text that must come
+    between the previous fence and this one, and the options it cannot be combined with."""
+
+    before: str
+    why: str  # what the option is for, said in its error
+    excludes: Mapping[str, str] = field(default_factory=dict)  # option -> the value it conflicts
+
+
 @dataclass(frozen=True)
 class FenceKind:
     language: str
@@ -34,6 +47,7 @@ class FenceKind:
     time_limit: str | None = None  # the option that sets its time limit, in seconds
     # A pycon fence without options is an ordinary console block, shown as written.
     always_executable: bool = True
+    paired: Mapping[tuple[str, str], Pairing] = field(default_factory=dict)  # (option, value)
 
     def executable(self, options: Mapping[str, str], unreadable: str) -> bool:
         return self.always_executable or bool(options or unreadable)
@@ -44,12 +58,20 @@ KINDS: dict[str, FenceKind] = {
     for kind in (
         FenceKind(
             "pycon",
-            {"exec": ("on",), "file": ANY, "trace": ON_OFF, "timeout": ANY},
+            {"exec": ("on",), "file": ANY, "trace": ON_OFF, "timeout": ANY, "show": ("code",)},
             required="file",
             stateful=True,
             file=FileOption("snippets/", ".pycon"),
             time_limit="timeout",
             always_executable=False,
+            # Predict, then see: the code, and its output collapsed under "Run it".
+            paired={
+                ("show", "code"): Pairing(
+                    before=QUESTION,
+                    why="it hides the output until the reader has answered a question",
+                    excludes={"trace": "on"},  # the player would show every output
+                )
+            },
         ),
         FenceKind(
             "autograd-graph",

@@ -24,7 +24,10 @@ from autograd_traced.build.failures import BuildFailures
 from autograd_traced.drawing.player import TRANSCRIPT
 from autograd_traced.fences.registry import KINDS
 from autograd_traced.page_html.consoles import CONSOLE_BLOCK, SEARCH_EXCLUDED
+from autograd_traced.page_html.program_files import cells_from_runs, console_code
 from autograd_traced.running.plan import FenceResult, PageRun
+
+RUN_IT_OPEN = '<details class="example ag-run"><summary>Run it</summary>'  # collapsed: no `open`
 
 
 @dataclass
@@ -111,8 +114,22 @@ class FenceShow:
             return result.html
         transcript = self._highlight(md, result.console, result.title)
         if TRANSCRIPT in result.html:  # a player: the transcript is shown once, inside it
-            return result.html.replace(TRANSCRIPT, transcript, 1)
-        return transcript + result.html
+            transcript = result.html.replace(TRANSCRIPT, transcript, 1)
+        else:
+            transcript += result.html
+        if result.options.get("show") == "code":
+            return self._code_then_run(result, transcript)
+        return transcript
+
+    def _code_then_run(self, result: FenceResult, transcript: str) -> str:
+        """Predict, then see: the code alone, as plain Python (no prompts: it copies as it
+        reads; unhighlighted and untitled: it is no console block of the page's, and it keeps
+        the page light), then the transcript as it ran, collapsed until the reader opens it."""
+        code = html.escape(console_code(cells_from_runs(result.title, result.runs)))
+        return (
+            f'<div class="highlight ag-code-first" {SEARCH_EXCLUDED}><pre><code>{code}</code>'
+            f"</pre></div>{RUN_IT_OPEN}{transcript}</details>"
+        )
 
     def _highlight(self, md: Markdown, code: str, title: str) -> str:
         """The block exactly as the page's own ```pycon title="..." fence would be highlighted.

@@ -87,8 +87,11 @@ class PageRun:
 
 
 def plan_page(root: Path, page: str, markdown: str, settings: Settings) -> PagePlan:
+    fences = executable_fences(markdown)
+    ends = [0, *(fence.end for fence in fences)]
     planned = tuple(
-        _plan_fence(root, page, fence, settings) for fence in executable_fences(markdown)
+        _plan_fence(root, page, fence, settings, before=markdown[end : fence.start])
+        for fence, end in zip(fences, ends, strict=False)
     )
     return PagePlan(str(root), page, planned, settings)
 
@@ -103,7 +106,11 @@ def plan_page_file(root: Path, page: Path, settings: Settings | None = None) -> 
     )
 
 
-def _plan_fence(root: Path, page: str, fence: Fence, settings: Settings) -> PlannedFence:
+def _plan_fence(
+    root: Path, page: str, fence: Fence, settings: Settings, before: str
+) -> PlannedFence:
+    """The fence checked and its file read; `before` is the page's text since the previous
+    executable fence, where a paired option's text must be."""
     where = f"{page}:{fence.line}"
     planned = PlannedFence(fence, where, timeout=settings.timeout)
     kind = KINDS[fence.language]
@@ -122,6 +129,19 @@ def _plan_fence(root: Path, page: str, fence: Fence, settings: Settings) -> Plan
         problems.append('missing exec="on"')
     if kind.required not in fence.options:
         problems.append(f"missing {kind.required}=...")
+    for (key, value), pairing in kind.paired.items():
+        if fence.options.get(key) != value:
+            continue
+        if pairing.before not in before:
+            problems.append(
+                f'{key}={value!r} needs {pairing.before.strip()}..." since the previous '
+                f"fence: {pairing.why}"
+            )
+        problems += [
+            f"{key}={value!r} cannot go with {other}={value_!r}: {pairing.why}"
+            for other, value_ in pairing.excludes.items()
+            if fence.options.get(other) == value_
+        ]
     if fence.body.strip():
         problems.append("the body must be empty: the code lives in the file it names")
     if kind.time_limit and (seconds := fence.options.get(kind.time_limit)):
