@@ -17,7 +17,13 @@ from autograd_traced.drawing.svg import Draw, dot_svg, figure
 from autograd_traced.fences.registry import KINDS
 from autograd_traced.running import processes
 from autograd_traced.running.plan import PagePlan, PlannedFence
-from autograd_traced.running.snippets import Executed, Snippet, SnippetError, run_snippet
+from autograd_traced.running.snippets import (
+    TRACEBACK_HEADER,
+    Executed,
+    Snippet,
+    SnippetError,
+    run_snippet,
+)
 
 Report = Callable[[str, float], None]
 Ask = Callable[[str, object], object]
@@ -35,6 +41,21 @@ class FenceReport:
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> FenceReport:
+        """What a page's process sent, if it has exactly this shape (else ValueError): read
+        in the build's process, which trusts nothing else of it."""
+        texts = ("html", "error", "skipped")
+        if (
+            isinstance(data, dict)
+            and data.keys() == {"executed", *texts}
+            and all(isinstance(data[key], str) for key in texts)
+            and isinstance(data["executed"], list)
+        ):
+            executed = [Executed.from_json(item) for item in data["executed"]]
+            return cls(executed, *(data[key] for key in texts))
+        raise ValueError(f"not a fence report: {data!r:.200}")
 
 
 def execute_page(
@@ -147,7 +168,7 @@ def _run_pycon(
 def _as_stored(example: Any) -> Executed:
     if example.exc_msg is None:
         return Executed(example.want)
-    return Executed(example.want.split("Traceback (most recent call last):")[0], example.exc_msg)
+    return Executed(example.want.split(TRACEBACK_HEADER)[0], example.exc_msg)
 
 
 def _run_graph(

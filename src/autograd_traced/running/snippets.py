@@ -27,7 +27,8 @@ from typing import Any
 # messages between releases, so a snippet stores "RuntimeError: Trying to ... second time...".
 OPTIONFLAGS = doctest.ELLIPSIS
 # How a transcript shows an expected error: Python's header, the frames cut, then the error.
-SHOWN_TRACEBACK = "Traceback (most recent call last):\n  ...\n"
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+SHOWN_TRACEBACK = f"{TRACEBACK_HEADER}\n  ...\n"
 
 
 class SnippetError(Exception):
@@ -88,14 +89,16 @@ class Executed:
 
     @classmethod
     def from_json(cls, data: object) -> Executed:
-        if not isinstance(data, dict) or set(data) != {"output", "exception", "traceback"}:
-            raise ValueError(f"not an example's report: {data!r:.200}")
-        output, exception, traceback_ = data["output"], data["exception"], data["traceback"]
-        if not (isinstance(output, str) and isinstance(traceback_, str)):
-            raise ValueError(f"not an example's report: {data!r:.200}")
-        if exception is not None and not isinstance(exception, str):
-            raise ValueError(f"not an example's report: {data!r:.200}")
-        return cls(output, exception, traceback_)
+        """What a page's process sent, if it has exactly this shape (else ValueError)."""
+        if (
+            isinstance(data, dict)
+            and data.keys() == {"output", "exception", "traceback"}
+            and isinstance(data["output"], str)
+            and isinstance(data["exception"], str | None)
+            and isinstance(data["traceback"], str)
+        ):
+            return cls(**data)
+        raise ValueError(f"not an example's report: {data!r:.200}")
 
 
 Observer = Callable[[ExampleRun, dict[str, Any]], None]

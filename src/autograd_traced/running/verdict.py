@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from autograd_traced.fences.registry import KINDS
+from autograd_traced.running.child import FenceReport
 from autograd_traced.running.plan import FenceResult, PagePlan, PlannedFence
 from autograd_traced.running.snippets import (
-    Executed,
     Snippet,
     SnippetError,
     check_snippet,
@@ -33,7 +33,7 @@ def decide(plan: PagePlan, reports: object) -> list[FenceResult]:
     """Each stateful fence's result, from the page's reports (ReportError if malformed)."""
     fences = stateful(plan)
     if not isinstance(reports, list) or len(reports) != len(fences):
-        raise ReportError(f"expected {len(fences)} fence reports, got {_brief(reports)}")
+        raise ReportError(f"expected {len(fences)} fence reports, got {reports!r:.200}")
     results: list[FenceResult] = []
     failed = ""
     for planned, report in zip(fences, reports, strict=True):
@@ -48,17 +48,11 @@ def _decide_fence(
 ) -> FenceResult:
     fence = planned.fence
     result = FenceResult(planned.where, fence.language, fence.options)
-    if not isinstance(report, dict) or set(report) != {"executed", "html", "error", "skipped"}:
-        raise ReportError(f"not a fence report: {_brief(report)}")
-    html, error, skipped = report["html"], report["error"], report["skipped"]
-    if not all(isinstance(text, str) for text in (html, error, skipped)):
-        raise ReportError(f"not a fence report: {_brief(report)}")
-    if not isinstance(report["executed"], list):
-        raise ReportError(f"not a fence report: {_brief(report)}")
     try:
-        executed = [Executed.from_json(item) for item in report["executed"]]
+        sent = FenceReport.from_json(report)
     except ValueError as problem:
         raise ReportError(str(problem)) from None
+    html, error, skipped = sent.html, sent.error, sent.skipped
     if planned.problem:
         return replace(result, error=planned.problem)
     if failed:  # whatever the page says: a fence after a failure is never shown as passed
@@ -72,7 +66,9 @@ def _decide_fence(
     path = fence.options["file"]
     try:
         snippet = Snippet.parse(path, planned.source, page=planned.where)
-        runs = check_snippet(snippet, executed, page=planned.where, update=plan.settings.update)
+        runs = check_snippet(
+            snippet, sent.executed, page=planned.where, update=plan.settings.update
+        )
     except SnippetError as problem:
         return replace(result, error=str(problem))
     return replace(result, html=html, console=transcript(runs), title=path, runs=tuple(runs))
@@ -90,7 +86,3 @@ def crashed(plan: PagePlan, where: str, message: str) -> list[FenceResult]:
     if not any(result.failed for result in results):  # it died between fences
         results[0] = replace(results[0], skipped="", error=f"{where}: {message}")
     return results
-
-
-def _brief(value: object) -> str:
-    return f"{value!r:.200}"
