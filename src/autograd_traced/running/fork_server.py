@@ -269,10 +269,17 @@ def _serve(control: socket.socket) -> None:
     pages: set[int] = set()
 
     def stop(*_: object) -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # this loop reaps
         for pid in pages:
             processes.kill_group(pid)
-        processes.kill_orphans(set())
-        os._exit(0)
+        # A page hands what it started in another session to this process only as it dies,
+        # after the kill above: kill every child, wait for one, again, until none is left.
+        while True:
+            processes.kill_orphans(set())
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                os._exit(0)
 
     signal.signal(signal.SIGCHLD, lambda *_: _reap(pages, block=False))
     signal.signal(signal.SIGTERM, stop)
