@@ -15,7 +15,7 @@ from functools import partial
 import pytest
 from playwright.sync_api import Route
 
-from tests.support.browser import Recorder
+from tests.support.browser import Recorder, swap_in
 from tests.support.paths import PAGE_URLS, slug
 from tests.support.transcripts import examples
 
@@ -39,9 +39,9 @@ def _open_by_instant_navigation(rec: Recorder, site_url: str, path: str) -> None
     if not path:
         return
     rec.page.evaluate("window.notReloaded = true")
-    rec.page.locator(f'article a[href$="/{path}"], article a[href="{path}"]').first.click()
-    rec.page.wait_for_url(site_url + path)
-    rec.page.locator(CONSOLE_BLOCKS).first.wait_for()
+    link = rec.page.locator(f'article a[href$="/{path}"], article a[href="{path}"]').first
+    swap_in(rec.page, link.click)
+    assert rec.page.url == site_url + path
     assert rec.page.evaluate("window.notReloaded === true"), f"{path}: loaded without instant nav"
 
 

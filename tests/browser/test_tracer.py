@@ -26,7 +26,7 @@ from autograd_traced.drawing.player import player_id
 from autograd_traced.fences.grammar import executable_fences
 from autograd_traced.running import fork_server
 from autograd_traced.running.snippets import ExampleRun, Snippet, run_snippet
-from tests.support.browser import Recorder
+from tests.support.browser import Recorder, swap_in
 from tests.support.paths import ARTICLES as PAGES_WITH_PROGRAMS
 
 pytestmark = pytest.mark.browser
@@ -267,8 +267,9 @@ def test_players_work_after_instant_navigation(site_url: str, recorder: Recorder
     page = recorder.page
     page.goto(site_url, wait_until="networkidle")
     page.evaluate("window.notReloaded = true")
-    page.locator("article").get_by_role("link", name="Computing Gradients via Autograd").click()
-    page.wait_for_url("**/computing-gradients/")
+    link = page.locator("article").get_by_role("link", name="Computing Gradients via Autograd")
+    swap_in(page, link.click)
+    assert page.url.endswith("/computing-gradients/")
     page.locator(".ag-tracer.is-live").first.wait_for()
     assert page.evaluate("window.notReloaded === true"), "the page was loaded, not swapped in"
     for player, steps in players_on(page):

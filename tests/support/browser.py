@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -30,6 +31,20 @@ class View:
     def palette(self) -> str:
         """The `data-md-color-scheme` Material sets for this colour scheme."""
         return {"light": "default", "dark": "slate"}[self.scheme]
+
+
+def swap_in(page: Page, navigate: Callable[[], None]) -> None:
+    """Navigate by instant navigation and return once the new content is in.
+
+    Material changes the URL first and swaps the page's content in a few hundred ms later, so
+    a locator that also matches the old page (the home page has console blocks too) can act on
+    content about to be replaced. The old content is marked, and its replacement awaited.
+    """
+    page.evaluate("document.querySelector('article').dataset.swapOut = 'yes'")
+    navigate()
+    page.wait_for_function(
+        "() => { const a = document.querySelector('article'); return a && !a.dataset.swapOut }"
+    )
 
 
 DESKTOP_LIGHT = View(1280, "light")
