@@ -45,7 +45,13 @@ from autograd_traced.page_html.search_index import (
 )
 from autograd_traced.page_html.whitespace import strip_indentation
 from autograd_traced.running import pages
-from autograd_traced.running.plan import DEFAULT_TIMEOUT, PagePlan, Settings, plan_page
+from autograd_traced.running.plan import (
+    DEFAULT_MEMORY,
+    DEFAULT_TIMEOUT,
+    PagePlan,
+    Settings,
+    plan_page,
+)
 
 log = logging.getLogger("mkdocs.plugins.autograd_traced")
 SUPERFENCES = "pymdownx.superfences"
@@ -54,6 +60,9 @@ SUPERFENCES = "pymdownx.superfences"
 class AutogradTracedConfig(base.Config):
     # Seconds one example may run; a fence's timeout="..." overrides it.
     timeout = c.Type((int, float), default=DEFAULT_TIMEOUT)
+    # MiB a page's process (and each process it starts) may map beyond what it started with:
+    # past it an allocation raises MemoryError, named at its snippet line.
+    memory = c.Type(int, default=DEFAULT_MEMORY)
     # The pages that offer their program as a script and a notebook (one program each).
     downloads = c.ListOfItems(c.Type(str), default=[])
     # False: pages show their stored transcripts and torch is never imported (the
@@ -245,7 +254,11 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
             raise PluginError("\n\n".join(self.fences.failures.messages))
 
     def settings(self) -> Settings:
-        return Settings(timeout=float(self.config.timeout), execute=self.config.execute)
+        return Settings(
+            timeout=float(self.config.timeout),
+            memory=self.config.memory,
+            execute=self.config.execute,
+        )
 
     def _snippets_used(self) -> set[str]:
         """The snippet files the pages' fences name, each checked by its plan first."""

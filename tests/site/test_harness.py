@@ -29,9 +29,12 @@ from tests.support.broken_copy import (
     BAD_DOT,
     BAD_REPR,
     BROKEN,
+    CRASHES,
+    DELETES_BUILTIN,
     DENSE,
     ENDLESS,
     EXITS,
+    HOARDS,
     KILLS,
     LINKS_OUTSIDE,
     MARKERS,
@@ -280,7 +283,28 @@ def test_system_exit_in_a_snippet(broken: Run) -> None:
 
 def test_a_snippet_that_ends_its_process(broken: Run) -> None:
     assert_both_red(
-        broken, f"{KILLS}:2 (used by docs/kills.md:3): the page's process ended abruptly"
+        broken, f"{KILLS}:2 (used by docs/kills.md:3): the page's process exited with status 0"
+    )
+
+
+def test_a_crash_is_named_by_its_signal(broken: Run) -> None:
+    assert_both_red(
+        broken, f"{CRASHES}:2 (used by docs/crashes.md:3): the page's process was killed by SIGSEGV"
+    )
+
+
+def test_a_snippet_that_deletes_a_builtin_fails_at_its_line(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        f"{DELETES_BUILTIN}:2 (used by docs/deletes-builtin.md:3): changes Python's builtins (len)",
+    )
+
+
+def test_a_page_past_its_memory_limit_fails_at_its_line(broken: Run) -> None:
+    assert_both_red(
+        broken,
+        f"{HOARDS}:1 (used by docs/hoards-memory.md:3): unexpected exception (out of memory",
+        "MemoryError",
     )
 
 

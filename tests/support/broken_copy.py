@@ -29,6 +29,9 @@ UNPARSABLE = "snippets/broken/unparsable.pycon"
 BAD_REPR = "snippets/broken/bad_repr.pycon"
 EXITS = "snippets/broken/exits.pycon"
 KILLS = "snippets/broken/kills.pycon"
+CRASHES = "snippets/broken/crashes.pycon"  # a segmentation fault, named by its signal
+DELETES_BUILTIN = "snippets/broken/deletes_builtin.pycon"
+HOARDS = "snippets/broken/hoards_memory.pycon"  # asks for more than a page's memory limit
 ENDLESS = "snippets/broken/endless.pycon"
 BAD_DOT = "docs/diagrams/broken-syntax.dot"
 NO_ALT = "docs/diagrams/broken-no-alt.dot"
@@ -75,6 +78,9 @@ BROKEN = {
     "dense-diagram.md": [f'diagram exec="on" file="{DENSE}" timeout="1"'],
     "exits.md": [run(f'file="{EXITS}"')],
     "kills.md": [run(f'file="{KILLS}"')],
+    "crashes.md": [run(f'file="{CRASHES}"')],
+    "deletes-builtin.md": [run(f'file="{DELETES_BUILTIN}"')],
+    "hoards-memory.md": [run(f'file="{HOARDS}"')],
     "endless.md": [run(f'file="{ENDLESS}" timeout="1"')],
     "misspelt.md": [
         f'pycon exce="on" file="{SETUP}"',
@@ -250,6 +256,10 @@ def make_broken(destination: Path) -> Path:
     )
     write(root, EXITS, ">>> x = 1\n>>> raise SystemExit(0)\n")
     write(root, KILLS, ">>> import os\n>>> os._exit(0)\n")
+    write(root, CRASHES, ">>> import os, signal\n>>> os.kill(os.getpid(), signal.SIGSEGV)\n")
+    write(root, DELETES_BUILTIN, '>>> import builtins\n>>> del builtins.len\n>>> print("ok")\nok\n')
+    # 3 GiB, past the 2 GiB limit: refused at once, never touched (nothing is allocated).
+    write(root, HOARDS, ">>> hoard = bytearray(3 << 30)\n")
     write(root, ENDLESS, ">>> x = 1\n>>> while True:\n...     x += 1\n")
     write(
         root,

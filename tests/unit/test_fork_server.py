@@ -78,7 +78,7 @@ def test_a_step_another_page_starves_is_not_blamed_for_its_wait() -> None:
 
 
 def test_a_child_that_dies_is_named() -> None:
-    with pytest.raises(fork_server.ChildDied, match="ended abruptly") as raised:
+    with pytest.raises(fork_server.ChildDied, match="process exited with status 3") as raised:
         fork_server.shared().call(exit_abruptly)
     assert raised.value.where.startswith("snippets/exit.pycon:1")
 
@@ -222,3 +222,30 @@ def alive(pids: list[int]) -> list[str]:
         for pid in pids
         if Path(f"/proc/{pid}/cmdline").exists() and Path(f"/proc/{pid}/cmdline").read_bytes()
     ]
+
+
+def crash(*, report: Callable[[str, float], None], **_: object) -> None:
+    report("snippets/crash.pycon:2 (used by docs/crash.md:3)", 10)
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def test_a_child_killed_by_a_signal_is_named_with_it() -> None:
+    with pytest.raises(fork_server.ChildDied, match="process was killed by SIGSEGV") as raised:
+        fork_server.shared().call(crash)
+    assert raised.value.where == "snippets/crash.pycon:2 (used by docs/crash.md:3)"
+
+
+def hoard(mebibytes: int, *, report: Callable[[str, float], None], **_: object) -> str:
+    from autograd_traced.running.processes import limit_memory
+
+    limit_memory(64)
+    try:
+        bytearray(mebibytes << 20)
+    except MemoryError:
+        return "refused"
+    return "allowed"
+
+
+def test_a_page_may_map_only_its_memory_limit_more() -> None:
+    assert fork_server.shared().call(hoard, 32) == "allowed"
+    assert fork_server.shared().call(hoard, 256) == "refused"

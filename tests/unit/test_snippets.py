@@ -225,3 +225,17 @@ def test_a_traceback_shows_control_characters_spelt_out(tmp_path: Path) -> None:
     snippet = load(tmp_path, ">>> raise ValueError('\\x1b[31mred')\n")
     with pytest.raises(SnippetError, match=r"ValueError: \\x1b\[31mred"):
         run_snippet(snippet, {}, page=PAGE)
+
+
+def test_a_snippet_that_changes_a_builtin_fails_at_its_line_and_they_are_put_back(
+    tmp_path: Path,
+) -> None:
+    message = failure(tmp_path, ">>> import builtins\n>>> del builtins.len\n>>> len('ab')\n2\n")
+    assert message.startswith("snippets/example.pycon:2 (used by docs/example.md): changes")
+    assert "builtins (len)" in message
+    assert len("ab") == 2  # put back for the code that reports it
+
+
+def test_echoing_a_value_is_not_a_change_of_builtins(tmp_path: Path) -> None:
+    runs = run_snippet(load(tmp_path, ">>> 1 + 1\n2\n>>> _\n2\n"), {}, page=PAGE)
+    assert [run.output for run in runs] == ["2\n", "2\n"]

@@ -72,6 +72,7 @@ def execute_page(
         # a snippet writes reaches no source, no other page and no serve rebuild.
         os.chdir(workdir)
         processes.read_only(plan.root)
+        processes.limit_memory(plan.settings.memory)
         _seed_everything()
     namespace: dict[str, Any] = {"__name__": "__main__"}
     reports: list[dict[str, object]] = []

@@ -201,6 +201,8 @@ class ForkServer:
                     return payload[0]
                 elif kind == "crash" and len(payload) == 1:  # the work itself raised
                     raise StepFailed(where, str(payload[0]))
+                elif kind == "ended" and len(payload) == 1:  # the server's word: it died
+                    raise ChildDied(where, f"the page's process {payload[0]}")
                 else:
                     raise ProtocolError(where, f"an unknown message: {kind!r:.200}")
         except KeyboardInterrupt:
@@ -222,10 +224,8 @@ class ForkServer:
             return channel.receive(None if step is None else step.last_moment)
         except TimeoutError:
             raise StepTimedOut(where, "timed out in the middle of a message") from None
-        except (EOFError, ConnectionResetError):
-            raise ChildDied(
-                where, "the page's process ended abruptly (os._exit, a crash or a signal)"
-            ) from None
+        except (EOFError, ConnectionResetError):  # the server has gone too
+            raise ChildDied(where, "the page's process ended abruptly") from None
         except ValueError as error:  # JSON's errors are ValueErrors too
             raise ProtocolError(where, f"its process sent a malformed message: {error}") from None
 
@@ -266,7 +266,7 @@ def _serve(control: socket.socket) -> None:
     # A build killed in any way takes the server with it, and the server every page's group.
     processes.die_with_parent(signal.SIGTERM)
     processes.adopt_orphans()  # what a page started and left behind comes back here
-    pages: set[int] = set()
+    pages: dict[int, socket.socket] = {}  # page pid -> its caller's socket, until reaped
 
     def stop(*_: object) -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # this loop reaps
@@ -275,7 +275,7 @@ def _serve(control: socket.socket) -> None:
         # A page hands what it started in another session to this process only as it dies,
         # after the kill above: kill every child, wait for one, again, until none is left.
         while True:
-            processes.kill_orphans(set())
+            processes.kill_orphans(())
             try:
                 os.waitpid(-1, 0)
             except ChildProcessError:
@@ -308,29 +308,32 @@ def _serve(control: socket.socket) -> None:
                 os._exit(0)
         with contextlib.suppress(OSError):  # also here: the group exists before the caller
             os.setpgid(pid, pid)  # may kill it, whichever process runs first
-        pages.add(pid)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        # Kept open until the page is reaped: then the caller hears how it ended.
+        pages[pid] = socket.socket(fileno=fds[0])
         os.close(go_read)
-        with socket.socket(fileno=fds[0]) as sock:
-            _Channel(sock, child=True).send(["pid", pid])
+        _Channel(pages[pid], child=True).send(["pid", pid])
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         os.close(go_write)
 
 
-def _reap(pages: set[int], *, block: bool) -> None:
+def _reap(pages: dict[int, socket.socket], *, block: bool) -> None:
     """Wait for the children that ended (every page, when `block`); a page that ended has
-    its group and every orphan killed. A child waited for adds its CPU time to this
-    process's, and so to the build's and the benchmark's `getrusage` (its cores used)."""
+    its group and every orphan killed, and its caller is told how it ended. A child waited
+    for adds its CPU time to this process's, and so to the build's and the benchmark's
+    `getrusage` (its cores used)."""
     while True:
         try:
-            pid, _ = os.waitpid(-1, 0 if block and pages else os.WNOHANG)
+            pid, status = os.waitpid(-1, 0 if block and pages else os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
         if pid in pages:
-            pages.discard(pid)
+            sock = pages.pop(pid)
             processes.kill_group(pid)
             processes.kill_orphans(pages)
+            with sock, contextlib.suppress(OSError):  # a caller that has its result is gone
+                _Channel(sock, child=True).send(["ended", processes.how_it_ended(status)])
 
 
 def _work(channel: _Channel) -> None:

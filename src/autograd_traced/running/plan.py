@@ -21,11 +21,13 @@ from autograd_traced.fences.registry import KINDS
 from autograd_traced.running.snippets import ExampleRun
 
 DEFAULT_TIMEOUT = 60.0  # seconds an example may run; the plugin's `timeout` option
+DEFAULT_MEMORY = 2048  # MiB a page's process may map beyond the fork server's; `memory`
 
 
 @dataclass(frozen=True)
 class Settings:
     timeout: float = DEFAULT_TIMEOUT
+    memory: int = DEFAULT_MEMORY
     execute: bool = True  # False: stored transcripts, no torch (the benchmark's baseline)
     update: bool = False  # rewrite stored outputs instead of failing on them
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import signal
+from collections.abc import Container
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
@@ -68,7 +70,27 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / _TICKS
 
 
-def kill_orphans(pages: set[int]) -> None:
+def how_it_ended(status: int) -> str:
+    """A wait status in words: "was killed by SIGSEGV", "exited with status 3"."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        name = signal.Signals(number).name if number in signal.valid_signals() else number
+        cause = {"SIGKILL": " (killed from outside, or out of memory)"}.get(str(name), "")
+        return f"was killed by {name}{cause}"
+    code = os.waitstatus_to_exitcode(status)
+    return f"exited with status {code} before it finished (os._exit, sys.exit in a thread...)"
+
+
+def limit_memory(mebibytes: int) -> None:
+    """Let this process map at most `mebibytes` more than it has mapped now (each process it
+    starts likewise): an allocation past it raises MemoryError instead of taking the machine.
+    The hard limit too, so a snippet cannot raise it again."""
+    mapped = int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    limit = mapped + (mebibytes << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def kill_orphans(pages: Container[int]) -> None:
     """Kill this process's children that are not pages: orphans it adopted."""
     for pid in children_of(os.getpid()):
         if pid not in pages:

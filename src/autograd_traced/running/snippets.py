@@ -126,7 +126,13 @@ def run_snippet(
     for example in snippet.examples:
         if before is not None:
             before(_where(snippet, example, page))
+        builtins_before = dict(vars(builtins))
         did = _execute(snippet.path, example, namespace)
+        if changed := _restore(builtins_before):
+            raise SnippetError(
+                f"{_where(snippet, example, page)}: changes Python's builtins ({changed}); a "
+                "snippet may not: the code that runs and reports it shares them"
+            )
         if executed is not None:
             executed.append(did)
         run = check_example(snippet, example, did, page=page, update=update)
@@ -140,6 +146,18 @@ def run_snippet(
                     "line\n" + "".join(traceback.format_exception(exc))
                 ) from exc
     return runs
+
+
+def _restore(before: dict[str, Any]) -> str:
+    """Put the builtins back as they were; the names that had changed, if any (`_` is the
+    console's last value: echoing an expression sets it)."""
+    now, gone = vars(builtins), object()
+    names = (before.keys() | now.keys()) - {"_"}
+    changed = sorted(name for name in names if before.get(name, gone) is not now.get(name, gone))
+    if changed:
+        now.clear()
+        now.update(before)
+    return ", ".join(changed)
 
 
 def check_snippet(
@@ -167,7 +185,10 @@ def check_example(
     """One example's verdict: what it printed (or raised) against its stored transcript."""
     where = _where(snippet, example, page)
     if did.exception is not None and example.exc_msg is None:
-        raise SnippetError(f"{where}: unexpected exception\n{shown_safely(did.traceback)}")
+        cause = "unexpected exception"
+        if did.exception.startswith("MemoryError") or "can't allocate memory" in did.exception:
+            cause += " (out of memory: the plugin's `memory` option bounds a page's process)"
+        raise SnippetError(f"{where}: {cause}\n{shown_safely(did.traceback)}")
     if did.exception is None and example.exc_msg is not None:
         raise SnippetError(
             f"{where}: expected an exception, none was raised\n" + _diff(example.want, did.output)
