@@ -73,7 +73,7 @@ class AutogradTracedConfig(base.Config):
 class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
     def __init__(self) -> None:
         self.serving = False  # `mkdocs serve`: show failures on the page, keep serving
-        self.dirty: incremental.DirtyServe | None = None  # `mkdocs serve --dirty` only
+        self.dirty: incremental.DirtySite | None = None  # `--dirty` only
         self.runner = pages.shared_runner()  # page runs, kept across builds by their key
         self.fences = FenceShow()
         # One build's: made afresh in on_config.
@@ -92,9 +92,11 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
-        active = self.serving and dirty  # a new serve: a new site folder, nothing written yet
-        self.dirty = incremental.DirtyServe() if active else None
-        incremental.DirtyServe.drop_dirty_warning(active)
+        # `serve --dirty`, or `build --dirty` into a site folder written before: MkDocs would
+        # skip a page whose Markdown is older than its HTML, though a snippet it runs changed.
+        # Keyed by content instead; a new process has written nothing yet, so it writes all.
+        self.dirty = incremental.DirtySite() if dirty else None
+        incremental.DirtySite.drop_dirty_warning(dirty)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.fences.begin_build()

@@ -54,7 +54,7 @@ from tests.support.broken_copy import (
     WRONG_OUTPUT,
     Copies,
 )
-from tests.support.build import Build, build, copy_site_sources
+from tests.support.build import Build, CommandBuild, build, copy_site_sources
 from tests.support.live_processes import running
 from tests.support.paths import ROOT
 
@@ -418,3 +418,21 @@ def test_one_page_alone_gives_the_result_of_the_full_run(broken: Run, copies: Co
     for node, outcome in alone.outcomes.of.items():
         assert broken.tests.outcomes.of[node] == outcome, node
     assert len(alone.outcomes.of) == 5
+
+
+def test_a_dirty_build_into_a_written_site_runs_the_pages_a_changed_snippet_feeds(
+    tmp_path: Path,
+) -> None:
+    # MkDocs' --dirty skips a page whose Markdown is older than its HTML: the page kept its
+    # old output, green, while the published .pycon had the new one.
+    root, site = copy_site_sources(tmp_path / "repo"), tmp_path / "site"
+    first = CommandBuild.start(root, site, tmp_path / "first.log", "--no-strict").result()
+    assert first.ok, first.log
+    setup = root / SETUP
+    setup.write_text(
+        setup.read_text().replace("z = 2.4200   a = 0.9183", "z = 9.9999   a = 0.9183")
+    )
+    again = CommandBuild.start(root, site, tmp_path / "again.log", "--no-strict", "--dirty")
+    dirty = again.result()
+    assert not dirty.ok, dirty.log
+    assert f"{SETUP}:11 (used by docs/computation-graphs.md:" in dirty.log

@@ -1,4 +1,4 @@
-"""Under `mkdocs serve --dirty`, write again only the pages whose inputs changed.
+"""Under `--dirty` (serve or build), write again only the pages whose inputs changed.
 
 MkDocs' own dirty mode skips a page whose Markdown file is older than its HTML: it misses a
 saved snippet, and the pages whose navigation changed, and Material's search index then keeps
@@ -11,7 +11,7 @@ page gave the build (its search entries, its anchors and its links to other page
 is kept from the build that wrote it, so the search index and the anchor checks are a full
 build's, and so is every page.
 
-State lives on a `DirtyServe`, which the plugin makes at startup and keeps across rebuilds.
+State lives on a `DirtySite`, which the plugin makes at startup and keeps across rebuilds.
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ class _DropDirtyWarning(logging.Filter):
         return not str(record.msg).startswith(_DIRTY_WARNING)
 
 
-class DirtyServe:
-    """One `mkdocs serve --dirty` (a site folder of its own): what it wrote, build after build."""
+class DirtySite:
+    """One `mkdocs serve --dirty` or `build --dirty` (a site folder): what it wrote, build
+    after build."""
 
     def __init__(self) -> None:
         self._written: dict[str, Written] = {}  # src_uri -> its last write
