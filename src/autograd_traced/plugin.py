@@ -14,6 +14,8 @@ gathers is made afresh in `on_config`.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         self.dirty: incremental.DirtySite | None = None  # `--dirty` only
         self.runner = pages.shared_runner()  # page runs, kept across builds by their key
         self.fences = FenceShow()
+        self.previous_sigint: Any = None  # `mkdocs build`: Ctrl-C is ours until on_shutdown
         # One build's: made afresh in on_config.
         self.stages = Stages()
         self.source = provenance.Provenance(None, None)
@@ -92,11 +95,24 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
+        main = threading.current_thread() is threading.main_thread()
+        if command == "build" and main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            self.previous_sigint = signal.signal(signal.SIGINT, self._ctrl_c)
         # `serve --dirty`, or `build --dirty` into a site folder written before: MkDocs would
         # skip a page whose Markdown is older than its HTML, though a snippet it runs changed.
         # Keyed by content instead; a new process has written nothing yet, so it writes all.
         self.dirty = incremental.DirtySite() if dirty else None
         incremental.DirtySite.drop_dirty_warning(dirty)
+
+    def on_shutdown(self) -> None:
+        if self.previous_sigint is not None:
+            signal.signal(signal.SIGINT, self.previous_sigint)
+            self.previous_sigint = None
+
+    def _ctrl_c(self, *_: object) -> None:
+        # Said now: MkDocs' command line prints only "Aborted!" for a KeyboardInterrupt.
+        log.error("%s", self.runner.interrupt())
+        raise KeyboardInterrupt
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.fences.begin_build()

@@ -17,6 +17,8 @@ import contextlib
 import io
 import os
 import re
+import signal
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.fences.grammar import executable_fences
+from autograd_traced.tools import local_site
 from tests.support import broken_copy
 from tests.support.broken_copy import (
     BAD_DOT,
@@ -436,3 +439,51 @@ def test_a_dirty_build_into_a_written_site_runs_the_pages_a_changed_snippet_feed
     dirty = again.result()
     assert not dirty.ok, dirty.log
     assert f"{SETUP}:11 (used by docs/computation-graphs.md:" in dirty.log
+
+
+CTRL_C = "snippets/ctrl_c/loop.pycon"
+LOOP_NAME = "agt-ctrl-c-loop"  # the page's process names itself so the test can see it run
+
+
+def test_ctrl_c_stops_a_build_at_once_and_names_what_was_running(tmp_path: Path) -> None:
+    root = copy_site_sources(tmp_path / "repo")
+    (root / CTRL_C).parent.mkdir()
+    (root / CTRL_C).write_text(
+        f">>> import ctypes\n>>> _ = ctypes.CDLL(None).prctl(15, b'{LOOP_NAME}')\n"
+        ">>> while True:\n...     pass\n"
+    )
+    (root / "docs" / "ctrl-c.md").write_text(
+        f'# Ctrl-C\n\n```pycon exec="on" file="{CTRL_C}" timeout="600"\n```\n'
+    )
+    build_process = subprocess.Popen(
+        local_site.build_command(tmp_path / "site", "-q"),
+        cwd=root,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        # A terminal's Ctrl-C, even where this suite was started with SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not named(LOOP_NAME) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert named(LOOP_NAME), "the looping page never started"
+        time.sleep(1)  # inside its loop
+        build_process.send_signal(signal.SIGINT)
+        output, _ = build_process.communicate(timeout=20)  # not its 600 s limit
+    finally:
+        build_process.kill()
+    assert build_process.returncode != 0
+    log = output.decode()
+    assert f"interrupted while running {CTRL_C}:3 (used by docs/ctrl-c.md:3)" in log, log
+    assert not named(LOOP_NAME)
+
+
+def named(comm: str) -> list[str]:
+    found = []
+    for path in Path("/proc").glob("[0-9]*/comm"):
+        with contextlib.suppress(OSError):
+            if path.read_text().strip() == comm:
+                found.append(path.parent.name)
+    return found

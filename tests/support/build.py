@@ -51,7 +51,10 @@ def build(
         with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
         config.plugins.on_startup(command="build", dirty=False)  # as `mkdocs build` does
-        mkdocs_build(config)
+        try:
+            mkdocs_build(config)
+        finally:
+            config.plugins.on_shutdown()
 
     return _logged(run, quiet=quiet, verbose=verbose)
 

@@ -364,6 +364,11 @@ _shared: ForkServer | None = None
 _shared_lock = threading.Lock()
 
 
+def interrupt_shared() -> list[str]:
+    """Ctrl-C: stop every child of this process's server, if it has one; the steps they ran."""
+    return [] if _shared is None else _shared.interrupt()
+
+
 def shared(preload: Callable[[], None] | None = None) -> ForkServer:
     """The process's fork server, started on first use with `preload`.
 

@@ -47,12 +47,19 @@ class PageRunner:
         try:
             return future.result()
         except KeyboardInterrupt:  # Ctrl-C reaches this thread only: stop the other pages too
-            running = fork_server.shared().interrupt()
-            message = f"interrupted while running {'; '.join(running)}"
-            raise fork_server.Interrupted(message) from None
+            raise fork_server.Interrupted(self.interrupt()) from None
         finally:
             with self._lock:
                 self._pending.pop(key, None)
+
+    def interrupt(self) -> str:
+        """Ctrl-C: the pages not started are dropped, the running ones stopped at once (not
+        at their time limits); says what was running."""
+        with self._lock:
+            for future in self._pending.values():
+                future.cancel()
+        running = fork_server.interrupt_shared()
+        return f"interrupted while running {'; '.join(running)}" if running else "interrupted"
 
     def prefetch(self, plans: Iterable[PagePlan], stages: Stages | None = None) -> None:
         """Start running every plan not run yet, in parallel, one child process per core."""
