@@ -23,6 +23,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
@@ -103,6 +104,22 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         # Keyed by content instead; a new process has written nothing yet, so it writes all.
         self.dirty = incremental.DirtySite() if dirty else None
         incremental.DirtySite.drop_dirty_warning(dirty)
+
+    def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> Any:
+        """A rebuild that fails outside the pages (strict mode's warnings after a page was
+        renamed, a broken mkdocs.yml) makes MkDocs' server hold every request until a build
+        succeeds: every URL hangs. The writer gets the error in the terminal instead, and the
+        server goes on answering with what the last build wrote."""
+        rebuild = server.builder
+
+        def rebuild_and_keep_answering() -> None:
+            try:
+                rebuild()
+            except Exception as error:  # Abort on strict warnings, a config error...
+                report_to_writer(f"The rebuild failed: {error}", on_page=False)
+
+        server.builder = rebuild_and_keep_answering
+        return server
 
     def on_shutdown(self) -> None:
         if self.previous_sigint is not None:

@@ -34,3 +34,19 @@ def test_nox_serves_the_way_this_test_does() -> None:
     assert "from autograd_traced.tools.local_site import" in noxfile
     assert 'session.run("mkdocs", *SERVE_ARGS, ' in noxfile
     assert SERVE_ARGS == ("serve", "--dirty")
+
+
+def test_serve_keeps_answering_when_a_strict_rebuild_fails(serve_copy: ServeCopy) -> None:
+    # Renaming a page breaks the links to it: strict mode aborts the rebuild, and MkDocs' own
+    # server then held every request until a build succeeded.
+    served = serve_copy.wait_until_serving()
+    page, renamed = serve_copy.root / "docs" / "pitfalls.md", serve_copy.root / "docs" / "moved.md"
+    page.rename(renamed)
+    try:
+        failed = serve_copy.wait_for("The rebuild failed: Aborted with", after=served)
+        assert "(fix it and save: the site rebuilds)" in serve_copy.log()[failed:]
+        assert "Computation Graphs" in serve_copy.get("")  # answered, not held
+    finally:
+        renamed.rename(page)
+    serve_copy.wait_for("Reloading browsers", after=failed)
+    assert "autograd-failure" not in serve_copy.get("pitfalls/")
