@@ -99,6 +99,7 @@ def kill_orphans(pages: Container[int]) -> None:
 
 
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 _CAP_SYS_ADMIN = 21
 _PR_CAPBSET_DROP = 24
@@ -107,10 +108,11 @@ _CAPABILITY_VERSION_3 = 0x20080522
 
 def read_only(folder: str) -> bool:
     """Make `folder` read-only for this process and what it starts (a mount namespace of its
-    own), then give up the right to mount again; False where Linux does not allow it (not
-    root, no user namespaces), and the build's source guard is what remains."""
+    own; for a user other than root, inside a user namespace of its own, where it may mount),
+    then give up the right to mount again; False where Linux allows neither, and the build's
+    source guard is what remains."""
     flags = (_MS_REC | _MS_PRIVATE, _MS_BIND | _MS_REC, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
-    if _libc.unshare(_CLONE_NEWNS) != 0:
+    if _libc.unshare(_CLONE_NEWNS) != 0 and not _own_user_namespace():
         return False
     mounts = ((b"none", b"/", flags[0]), (folder.encode(), folder.encode(), flags[1]))
     mounts += ((b"none", folder.encode(), flags[2]),)
@@ -118,6 +120,21 @@ def read_only(folder: str) -> bool:
         if _libc.mount(source, target, None, flag, None) != 0:
             return False
     _drop_sys_admin()
+    return True
+
+
+def _own_user_namespace() -> bool:
+    """Enter a user namespace (and a mount namespace) where this user is itself, and may
+    mount; this process must not have started a thread yet."""
+    uid, gid = os.geteuid(), os.getegid()
+    if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
+        return False
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{uid} {uid} 1"),
+        ("gid_map", f"{gid} {gid} 1"),
+    ):
+        Path(f"/proc/self/{name}").write_text(text)
     return True
 
 
