@@ -21,6 +21,7 @@ from autograd_traced.drawing.graph import (
     walk,
 )
 from autograd_traced.drawing.svg import render_svg
+from tests.support.hostile_drawings import HOSTILE_SVG, hostile_graph
 
 # The site's example program, up to the point where gradients are requested.
 ARTICLE_PROGRAM = """\
@@ -407,17 +408,8 @@ def test_describe_reads_the_graph_for_screen_readers(ns: dict[str, object]) -> N
 # --- hostile values and drawings -------------------------------------------------------------
 
 
-class Hostile(torch.Tensor):
-    """A value whose text tries to close its DOT label and add a link to the drawing."""
-
-    def item(self) -> str:  # type: ignore[override]
-        return '0</B>> URL="javascript:alert(1)" label=<<B>x'
-
-
 def test_a_values_text_cannot_add_markup_to_the_graph() -> None:
-    b = torch.tensor(0.0).as_subclass(Hostile).requires_grad_()  # a leaf of the subclass
-    loss = (b * 2).sum()
-    names = {"b": b, "loss": loss}
+    loss, names = hostile_graph()
     assert 'URL="javascript' not in to_dot(walk(loss, names))  # its text stays in its label
     svg = graph_svg(loss, names, alt="hostile")
     assert "<a" not in svg and "href" not in svg
@@ -425,11 +417,4 @@ def test_a_values_text_cannot_add_markup_to_the_graph() -> None:
 
 
 def test_every_inlined_drawing_is_inert() -> None:
-    hostile = (
-        '<svg onload="alert(1)"><script>alert(2)</script>'
-        '<a xlink:href="javascript:alert(3)" href="javascript:alert(4)"><text>kept</text></a>'
-        '<foreignObject><div onclick="alert(5)">x</div></foreignObject>'
-        '<use href="https://example.org/x.svg#y"/><image href="x.png"/>'
-        '<set attributeName="href" to="javascript:alert(6)"/></svg>'
-    )
-    assert svg_module.inert(hostile) == "<svg><text>kept</text></svg>"
+    assert svg_module.inert(HOSTILE_SVG) == "<svg><text>kept</text></svg>"
