@@ -231,20 +231,26 @@ class ForkServer:
 
 
 POLL = 0.1  # seconds between looks at a step's clock while its page says nothing
-WAITING = 5  # a step may take this many times its limit in wall time: sleeping, waiting on
-# I/O or on a machine other pages keep busy; its own CPU time may not exceed the limit.
+WAITING = 5  # a step may take this many times its limit in wall time, sleeping or waiting on
+# I/O (waiting for a core is not counted); its own CPU time may not exceed the limit.
 
 
 class _Step:
     """One step's clock: the CPU time its page's process uses (every thread, and children
-    it waited for), and a backstop in wall time. A page that starves the others uses CPU
-    and is the one stopped; a page it starves waits, within the backstop."""
+    it waited for), and a backstop in wall time that leaves out the time it spent ready to
+    run while other processes had the cores. A page that starves the others uses CPU and is
+    the one stopped; a page it starves is charged neither for its wait nor for its CPU."""
 
     def __init__(self, pid: int, limit: float) -> None:
         self.pid, self.limit = pid, limit
         self.started = time.monotonic()
-        self.last_moment = self.started + limit * WAITING
         self.cpu = processes.cpu_seconds(pid)
+        self.queued = processes.queued_seconds(pid)
+
+    @property
+    def last_moment(self) -> float:
+        starved = processes.queued_seconds(self.pid) - self.queued
+        return self.started + self.limit * WAITING + starved
 
     def overdue(self) -> str:
         if processes.cpu_seconds(self.pid) - self.cpu > self.limit:
@@ -252,7 +258,7 @@ class _Step:
         if time.monotonic() > self.last_moment:
             return (
                 f"timed out after {self.limit * WAITING:g} s of wall time, {WAITING} times its "
-                f"limit of {self.limit:g} s (it waited, or the machine was busy)"
+                f"limit of {self.limit:g} s (it slept, or waited on something)"
             )
         return ""
 

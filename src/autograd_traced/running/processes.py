@@ -70,6 +70,15 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / _TICKS
 
 
+def queued_seconds(pid: int) -> float:
+    """How long `pid`'s main thread has been ready to run while other processes had the
+    cores (the scheduler's run delay; 0 where the kernel does not say)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def how_it_ended(status: int) -> str:
     """A wait status in words: "was killed by SIGSEGV", "exited with status 3"."""
     if os.WIFSIGNALED(status):
