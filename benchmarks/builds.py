@@ -73,13 +73,24 @@ print('TORCH_IMPORTED', 'torch' in sys.modules or bool(server))
 """
 
 
+@dataclass(frozen=True)
+class Probed:
+    torch_imported: bool  # by the build's process, or by a fork server it started
+    log: str
+
+
+def probe_build(site: Path, site_dir: Path, env: dict[str, str]) -> Probed:
+    """`mkdocs build --strict` of `site` in a Python that then tells whether torch was imported."""
+    output = run([PYTHON, "-c", PROBE, str(site_dir)], env=env, cwd=site)
+    return Probed("TORCH_IMPORTED True" in output, output)
+
+
 def torch_import_checks(workdir: Path) -> dict[str, tuple[bool, bool]]:
     """Build once each way, untimed: was torch imported (and should it have been)? If
     execution off imports torch, execution_cost does not measure what it claims."""
     checks = {}
     for execute in (True, False):
-        site_dir = workdir / f"probe-{execute}"
-        output = run([PYTHON, "-c", PROBE, str(site_dir)], env=base_env(execute=execute))
+        probed = probe_build(ROOT, workdir / f"probe-{execute}", base_env(execute=execute))
         name = f"torch imported by a build with execution {'on' if execute else 'off'}"
-        checks[name] = ("TORCH_IMPORTED True" in output, execute)
+        checks[name] = (probed.torch_imported, execute)
     return checks
