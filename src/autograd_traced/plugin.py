@@ -155,10 +155,10 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
             *self.fences.custom_fences(),
         ]
         self.cache = self._results_cache(config)
-        if self.config.execute and self.cache is None:
+        if self.config.execute and (self.cache is None or self.cache.empty()):
             # Forked now, from this thread, before any page runs; it imports torch meanwhile,
-            # once per process: `mkdocs serve` rebuilds reuse it. With the cache, it is forked
-            # in on_files, and only if a page must run.
+            # once per process: `mkdocs serve` rebuilds reuse it. With results in the cache,
+            # it is forked in on_files, and only if a page must run.
             pages.start_processes()
         return config
 

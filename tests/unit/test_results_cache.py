@@ -219,3 +219,15 @@ def test_the_torch_release_is_recorded_for_a_build_that_runs_nothing(
     other = {**plan.environment(), "torch": "2.14.1"}
     monkeypatch.setattr(results_cache, "environment", lambda: other)
     assert ResultsCache(site / ".cache").release() is None
+
+
+def test_a_page_cannot_leave_an_entry_in_the_cache(site: Path) -> None:
+    # Read-only where Linux allows it (the write fails); elsewhere the source guard sees the
+    # file, fails the page and clears the cache. Either way no entry of the page's survives.
+    forged = site / ".cache" / f"{'f' * 64}.json"
+    forged.parent.mkdir()
+    (site / SNIPPET).write_text(
+        f">>> import pathlib\n>>> _ = pathlib.Path({str(forged)!r}).write_text('{{}}')\n"
+    )
+    assert build(site).failures
+    assert not forged.exists() and not list(forged.parent.glob("*.json"))

@@ -39,6 +39,10 @@ class ResultsCache:
         self._kept: dict[str, dict[str, object]] = {}  # file name -> entry, written by `write`
         self._lock = threading.Lock()
 
+    def empty(self) -> bool:
+        """Whether no run is stored (a first build): every page will run."""
+        return not any(path.name != RELEASE for path in self._entries())
+
     def recall(self, plan: PagePlan) -> list[object] | None:
         """The reports stored for this plan, or None: none stored, or one not to trust."""
         return self._read(f"{plan.key}.json", "reports", key=plan.key)
