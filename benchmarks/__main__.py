@@ -81,9 +81,9 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
         out.samples |= samples
     if "warm" in args.only:
         log(f"{args.pages} article pages, results cache full: unchanged / one edit / plain")
-        samples, out.build_logs[f"{args.pages} article pages, warm"] = builds.measure_warm(
-            scaled, args.repeat, workdir
-        )
+        samples, logs = builds.measure_warm(scaled, args.repeat, workdir)
+        for side, side_logs in logs.items():
+            out.build_logs[f"{args.pages} article pages, warm, {side}"] = side_logs
         out.samples |= samples
     if "serve" in args.only:
         site = make_scaled_site(ROOT, workdir / "site", SITE_ARTICLE_PAGES)

@@ -59,10 +59,13 @@ def measure_scale(site: ScaledSite, repeat: int, workdir: Path) -> tuple[Samples
     return interleave(sides, repeat) | cpu_samples(sides), on.logs
 
 
-def measure_warm(site: ScaledSite, repeat: int, workdir: Path) -> tuple[Samples, list[str]]:
+def measure_warm(
+    site: ScaledSite, repeat: int, workdir: Path
+) -> tuple[Samples, dict[str, list[str]]]:
     """The N-page copy with the results cache full, interleaved with its plain Material build:
     nothing changed since the last build, and one snippet edited (one page runs). A first
-    build, untimed, fills the cache; the edited snippet is restored after."""
+    build, untimed, fills the cache; the edited snippet is restored after. Also returns each
+    warm side's logs."""
     run(strict_build_command(workdir / "warm-first"), env=base_env(cache=True), cwd=site.root)
     original = site.edited_snippet.read_text(encoding="utf-8")
     warm = BuildSide(site.root, workdir / "warm", cache=True)
@@ -75,7 +78,8 @@ def measure_warm(site: ScaledSite, repeat: int, workdir: Path) -> tuple[Samples,
     plain = BuildSide(site.root, workdir / "warm-plain", config=site.plain_config)
     sides = {"warm_build": warm, "warm_build_edit": edited, "warm_build_plain": plain}
     try:
-        return interleave(sides, repeat) | cpu_samples(sides), warm.logs + edited.logs
+        samples = interleave(sides, repeat) | cpu_samples(sides)
+        return samples, {"nothing changed": warm.logs, "one snippet edited": edited.logs}
     finally:
         site.edited_snippet.write_text(original, encoding="utf-8")
 
