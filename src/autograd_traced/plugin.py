@@ -254,7 +254,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         config.copyright += f" {self.source.sentence()}"
         if self.dirty is not None:
             self.dirty.restore_skipped(files)
-        if self.cache is not None:  # every page has run: what passed is kept, failed or not
+        if self.cache is not None:  # every page has run: the runs that passed are written
             # A whole build's pages are the current ones; serve's rebuilds only add to them.
             current = None if self.serving else [plan.key for _, plan in self.plans.values()]
             self.cache.write(only=current)
