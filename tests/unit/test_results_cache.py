@@ -231,3 +231,14 @@ def test_a_page_cannot_leave_an_entry_in_the_cache(site: Path) -> None:
     )
     assert build(site).failures
     assert not forged.exists() and not list(forged.parent.glob("*.json"))
+
+
+def test_a_cache_that_cannot_be_written_is_said_and_the_build_goes_on(
+    site: Path, messages: list[str]
+) -> None:
+    (site / "a-file").write_text("")
+    cache = ResultsCache(site / "a-file" / "cache")  # a folder that cannot be made
+    run = PageRunner().run_page(plan_page_file(site, site / "docs/page.md"), cache=cache)
+    cache.write()
+    assert not run.failures
+    assert [said for said in messages if "not written" in said]

@@ -71,16 +71,23 @@ class ResultsCache:
         entry, so the cache holds the current site's results and nothing older."""
         with self._lock:
             kept, self._kept = self._kept, {}
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for name, entry in kept.items():
-            _write_atomically(
-                self.folder / name, {"format": FORMAT, "environment": environment(), **entry}
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for name, entry in kept.items():
+                data = {"format": FORMAT, "environment": environment(), **entry}
+                _write_atomically(self.folder / name, data)
+            if only is not None:
+                current = {f"{key}.json" for key in only}
+                for path in self._entries():
+                    if path.name not in current and path.name != RELEASE:
+                        path.unlink(missing_ok=True)
+        except OSError as error:  # a read-only checkout, a full disk: said, the site still built
+            log.warning(
+                "results cache %s not written (%s): the next build runs these pages again; "
+                "AUTOGRAD_TRACED_CACHE=false turns the cache off",
+                self.folder,
+                error,
             )
-        if only is not None:
-            current = {f"{key}.json" for key in only}
-            for path in self._entries():
-                if path.name not in current and path.name != RELEASE:
-                    path.unlink(missing_ok=True)
 
     def clear(self, why: str) -> None:
         """Forget every entry (a page's process changed the folder: nothing in it is trusted)."""
