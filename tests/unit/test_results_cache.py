@@ -116,9 +116,14 @@ def test_a_page_whose_file_changed_runs_again(site: Path, executed: list[str], n
     assert bool(again.failures) == (name == "transcript")
 
 
-def test_a_page_runs_again_under_other_settings(site: Path, executed: list[str]) -> None:
+@pytest.mark.parametrize(
+    "other", [Settings(timeout=30), Settings(memory=1024)], ids=["timeout", "memory"]
+)
+def test_a_page_runs_again_under_other_settings(
+    site: Path, executed: list[str], other: Settings
+) -> None:
     build(site)
-    build(site, Settings(timeout=30))
+    build(site, other)
     assert len(executed) == 2
 
 
