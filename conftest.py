@@ -4,6 +4,7 @@
 from what the code prints now (like Pydantic's), for when an output legitimately changes.
 """
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,10 @@ import pytest
 from autograd_traced.running.pages import start_processes
 from autograd_traced.running.torch_import import import_torch
 from tests.support.snippet_pages import snippet_pages
+
+# The tests run every page, whatever a writer's results cache holds: builds in this process
+# and the commands they start read it from mkdocs.yml (the cache's own tests turn it on).
+os.environ["AUTOGRAD_TRACED_CACHE"] = "false"
 
 snippet_parser, snippet_sybil = snippet_pages(Path(__file__).parent)
 pytest_collect_file = snippet_sybil.pytest()

@@ -22,7 +22,7 @@ from benchmarks.memory import TreeMemory
 from benchmarks.scaled_site import make_scaled_site, read_config, site_articles
 
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
-MEASUREMENTS = ("imports", "builds", "scale", "serve", "suites")
+MEASUREMENTS = ("imports", "builds", "scale", "warm", "serve", "suites")
 # The real site's articles (the nav, less the home page): its copy for serve has no more.
 SITE_ARTICLE_PAGES = len(site_articles(read_config(ROOT / "mkdocs.yml")))
 
@@ -78,6 +78,12 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
         samples, out.build_logs[f"{args.pages} article pages"] = builds.measure_scale(
             scaled, args.repeat, workdir
         )
+        out.samples |= samples
+    if "warm" in args.only:
+        log(f"{args.pages} article pages, results cache full: unchanged / one edit / plain")
+        samples, logs = builds.measure_warm(scaled, args.repeat, workdir)
+        for side, side_logs in logs.items():
+            out.build_logs[f"{args.pages} article pages, warm, {side}"] = side_logs
         out.samples |= samples
     if "serve" in args.only:
         site = make_scaled_site(ROOT, workdir / "site", SITE_ARTICLE_PAGES)

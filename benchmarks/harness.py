@@ -13,6 +13,8 @@ from pathlib import Path
 
 # mkdocs.yml sets the plugin's `execute` option from it (false: the baseline without torch).
 EXECUTE_VAR = "AUTOGRAD_TRACED_EXECUTE"
+# ... and its `cache` option (off but where a warm build is measured: a cold build runs all).
+CACHE_VAR = "AUTOGRAD_TRACED_CACHE"
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -29,12 +31,14 @@ def log(message: str) -> None:
     print(message, flush=True)
 
 
-def base_env(*, execute: bool = True) -> dict[str, str]:
-    """The environment of every measured command; execution on unless asked otherwise."""
+def base_env(*, execute: bool = True, cache: bool = False) -> dict[str, str]:
+    """The environment of every measured command; execution on and the results cache off
+    unless asked otherwise."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1"}
     env.pop(EXECUTE_VAR, None)  # on is the default: never inherit a stray "0"
     if not execute:
         env[EXECUTE_VAR] = "false"
+    env[CACHE_VAR] = "true" if cache else "false"
     return env
 
 

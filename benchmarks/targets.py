@@ -14,12 +14,15 @@ SCALE_COST_MAX = 1.50  # x import_torch: the scaled build minus its plain Materi
 SERVE_RELOAD_MAX = 2.0  # x the same snippet edit's reload on the real site
 MEMORY_GROWTH_MAX = 20 * MIB  # over the serve rebuilds of the scaled site
 FULL_SUITE_MAX = 2.0  # x build_on
+WARM_BUILD_MAX = 1.10  # x plain Material: nothing changed, the results cache full
+WARM_EDIT_COST_MAX = 0.50  # x import_torch: one snippet edited, over plain Material
 
 # derived name: (minuend, subtrahend), both medians
 DIFFERENCES = {
     "import_torch": ("import_torch_gross", "python_startup"),
     "execution_cost": ("build_on", "build_off"),
     "scale_cost": ("scale_build_on", "scale_build_plain"),
+    "warm_edit_cost": ("warm_build_edit", "warm_build_plain"),
 }
 RATIOS = {
     "execution_cost / import_torch": ("execution_cost", "import_torch"),
@@ -29,6 +32,8 @@ RATIOS = {
     "scale_build_on / scale_build_plain": ("scale_build_on", "scale_build_plain"),
     "cores used, build_on (cpu / wall)": ("build_on_cpu", "build_on"),
     "cores used, scale_build_on (cpu / wall)": ("scale_build_on_cpu", "scale_build_on"),
+    "warm_build / warm_build_plain": ("warm_build", "warm_build_plain"),
+    "warm_edit_cost / import_torch": ("warm_edit_cost", "import_torch"),
     "full_suite / build_on": ("full_suite", "build_on"),
     "snippet_suite / build_on": ("snippet_suite", "build_on"),
 }
@@ -111,5 +116,15 @@ def targets(meds: dict[str, float], memory: list[TreeMemory], pages: int) -> lis
         at_most(
             f"full_suite <= {FULL_SUITE_MAX:g} x build_on",
             *("full_suite", "build_on", FULL_SUITE_MAX, meds),
+        ),
+        at_most(
+            f"warm build, nothing changed, <= {WARM_BUILD_MAX:.2f} x plain Material, "
+            f"{pages} article pages",
+            *("warm_build", "warm_build_plain", WARM_BUILD_MAX, meds),
+        ),
+        at_most(
+            f"warm build after one snippet edit <= plain Material + "
+            f"{WARM_EDIT_COST_MAX:.2f} x import_torch, {pages} article pages",
+            *("warm_edit_cost", "import_torch", WARM_EDIT_COST_MAX, meds),
         ),
     ]

@@ -1,6 +1,7 @@
 """The `autograd-traced` MkDocs plugin: run every page's executable fences before rendering
 (in parallel, each page in a process of its own, reusing results whose inputs did not
-change), fail the build on any failure, and finish the page's HTML for its readers.
+change, in this process and, with the results cache, across builds), fail the build on any
+failure, and finish the page's HTML for its readers.
 
 A failed fence fails `mkdocs build` whatever its flags (`-q`, `-v`, with or without
 `--strict`): it is an error of its own, raised before any page is written. Under
@@ -55,6 +56,7 @@ from autograd_traced.running.plan import (
     Settings,
     plan_page,
 )
+from autograd_traced.running.results_cache import ResultsCache
 
 log = logging.getLogger("mkdocs.plugins.autograd_traced")
 SUPERFENCES = "pymdownx.superfences"
@@ -71,6 +73,11 @@ class AutogradTracedConfig(base.Config):
     # False: pages show their stored transcripts and torch is never imported (the
     # benchmark's baseline, `AUTOGRAD_TRACED_EXECUTE=false` in mkdocs.yml).
     execute = c.Type(bool, default=True)
+    # Page runs kept across builds (running/results_cache.py): a build runs only the pages
+    # whose inputs changed. `cache_dir` is relative to mkdocs.yml and must be inside its
+    # folder, which a page's process sees read-only.
+    cache = c.Type(bool, default=True)
+    cache_dir = c.Type(str, default=".cache/autograd-traced")
 
 
 class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
@@ -78,6 +85,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         self.serving = False  # `mkdocs serve`: show failures on the page, keep serving
         self.dirty: incremental.DirtySite | None = None  # `--dirty` only
         self.runner = pages.shared_runner()  # page runs, kept across builds by their key
+        self.cache: ResultsCache | None = None  # ... and on disk, across processes
         self.fences = FenceShow()
         self.previous_sigint: Any = None  # `mkdocs build`: Ctrl-C is ours until on_shutdown
         # One build's: made afresh in on_config.
@@ -146,9 +154,11 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
             *superfences.get("custom_fences", []),
             *self.fences.custom_fences(),
         ]
-        if self.config.execute:
+        self.cache = self._results_cache(config)
+        if self.config.execute and (self.cache is None or self.cache.empty()):
             # Forked now, from this thread, before any page runs; it imports torch meanwhile,
-            # once per process: `mkdocs serve` rebuilds reuse it.
+            # once per process: `mkdocs serve` rebuilds reuse it. With results in the cache,
+            # it is forked in on_files, and only if a page must run.
             pages.start_processes()
         return config
 
@@ -172,7 +182,15 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
             }
             to_run = self.dirty.mark_changed(files, keys)
             log.info("Writing %d of %d pages: those whose inputs changed", len(to_run), len(keys))
-        self.runner.prefetch((self.plans[uri][1] for uri in to_run), self.stages)
+        started = self.runner.prefetch(
+            (self.plans[uri][1] for uri in to_run), self.stages, self.cache
+        )
+        if self.cache is not None:
+            log.info(
+                "Results cache: %d page(s) run; the others' results are reused (%s)",
+                len(started),
+                self.config.cache_dir,
+            )
         if self.serving:
             self.runner.forget_except(plan.key for _, plan in self.plans.values())
         return files
@@ -186,7 +204,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         else:  # another plugin changed the page since on_files
             plan = self._plan(page.file.abs_src_path, markdown, config)
         with self.stages.timed(Stage.EXECUTION):
-            self.fences.begin_page(self.runner.run_page(plan, self.stages))
+            self.fences.begin_page(self.runner.run_page(plan, self.stages, self.cache))
         return markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -227,7 +245,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
     def on_env(self, env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
         if self.config.execute:
             # Taken from the build, never typed: the outputs on every page come from this release.
-            release = pages.torch_version()
+            release = pages.torch_version(self.cache)
             config.copyright = f"Every output on this site was produced by PyTorch {release}."
         else:
             config.copyright = (
@@ -236,6 +254,10 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         config.copyright += f" {self.source.sentence()}"
         if self.dirty is not None:
             self.dirty.restore_skipped(files)
+        if self.cache is not None:  # every page has run: the runs that passed are written
+            # A whole build's pages are the current ones; serve's rebuilds only add to them.
+            current = None if self.serving else [plan.key for _, plan in self.plans.values()]
+            self.cache.write(only=current)
         # Every page is rendered, none is written yet: stop here so no broken page is published.
         messages = self.fences.failures.messages
         if messages:
@@ -294,6 +316,18 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
             memory=self.config.memory,
             execute=self.config.execute,
         )
+
+    def _results_cache(self, config: MkDocsConfig) -> ResultsCache | None:
+        if not (self.config.execute and self.config.cache):
+            return None
+        root = Path(config.config_file_path).parent.resolve()
+        folder = (root / self.config.cache_dir).resolve()
+        if folder == root or not folder.is_relative_to(root):
+            raise PluginError(
+                f"autograd-traced: cache_dir {self.config.cache_dir!r} must be a folder inside "
+                f"{root}, which a page's process cannot write"
+            )
+        return ResultsCache(folder)
 
     def _snippets_used(self) -> set[str]:
         """The snippet files the pages' fences name, each checked by its plan first."""

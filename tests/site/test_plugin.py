@@ -50,6 +50,15 @@ def test_a_wrong_option_fails_with_mkdocs_own_message(
     assert f"Plugin '{PLUGIN_NAME}' {message}" in log.getvalue()
 
 
+@pytest.mark.parametrize("folder", ["../elsewhere", ".", "/tmp/autograd-traced-cache"])
+def test_a_results_cache_outside_the_site_fails_the_build(tmp_path: Path, folder: str) -> None:
+    # Outside the site's folder (or the folder itself), a page's process could write it.
+    config = site_with(tmp_path, f"      cache_dir: {folder}\n")
+    result = build(config.parent, tmp_path / "site")
+    assert not result.ok
+    assert f"cache_dir {folder!r} must be a folder inside" in result.log, result.log
+
+
 def test_the_site_configures_it_and_mkdocs_keeps_one_instance() -> None:
     plugin = configured(ROOT / "mkdocs.yml")
     assert isinstance(plugin, AutogradTracedPlugin)
@@ -64,7 +73,7 @@ def test_listed_before_search_it_still_rewrites_the_index_after_it(tmp_path: Pat
     text = config.read_text(encoding="utf-8")
     search, last_option = (
         "plugins:\n  - search\n",
-        "execute: !ENV [AUTOGRAD_TRACED_EXECUTE, true]\n",
+        "cache_dir: !ENV [AUTOGRAD_TRACED_CACHE_DIR, .cache/autograd-traced]\n",
     )
     assert search in text and last_option in text
     text = text.replace(search, "plugins:\n").replace(last_option, last_option + "  - search\n")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from autograd_traced.plugin import configured
 from tests.support.paths import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -108,12 +109,16 @@ def test_publishing_tests_first_then_deploys_the_strict_build() -> None:
     runs = [step.get("run", "").strip() for step in steps]
     uses = [step.get("uses", "").split("@")[0] for step in steps]
     order = [
-        runs.index(readme_test_command()),
+        runs.index(readme_test_command()),  # every page run: the tests read no results cache
         runs.index(".venv/bin/nox -s torch-matrix"),
+        uses.index("actions/cache"),  # restored for the build, saved after the job
         runs.index(".venv/bin/nox -s docs"),  # the strict build into site/
         uses.index("actions/upload-pages-artifact"),
     ]
     assert order == sorted(order), f"steps out of order: {runs}"
+    cache = steps[order[2]]["with"]
+    assert cache["path"] == configured(ROOT / "mkdocs.yml").config.cache_dir, "where it is kept"
+    assert "hashFiles(" in cache["key"] and cache["key"].startswith(cache["restore-keys"])
     assert steps[order[-1]]["with"]["path"] == "site"
     assert jobs["deploy"]["needs"] == "build"
     assert [step["uses"].split("@")[0] for step in jobs["deploy"]["steps"]] == [

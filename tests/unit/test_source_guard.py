@@ -23,3 +23,14 @@ def test_created_changed_and_removed_files_are_named_and_build_output_is_not(
         "removed snippets/a.pycon",
         "changed docs/index.md",
     ]
+
+
+def test_a_watched_folder_is_seen_even_where_the_sources_are_not(tmp_path: Path) -> None:
+    cache = tmp_path / ".cache" / "results"  # a dotted folder: skipped as a source
+    cache.mkdir(parents=True)
+    before = source_guard.snapshot(str(tmp_path), [str(cache)])
+    (cache / "forged.json").write_text("{}")
+    assert source_guard.changes(str(tmp_path), before) == []
+    assert source_guard.changes(str(tmp_path), before, [str(cache)]) == [
+        "created .cache/results/forged.json"
+    ]

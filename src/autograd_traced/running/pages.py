@@ -4,7 +4,9 @@ A page's fences that share its namespace (snippets, recorded graphs) run in a fr
 pristine process (`fork_server`), each example under a time limit, starting from fixed seeds
 (`child`); hand-made diagrams are drawn here, once per content. Results are kept by the plan's
 content key, so a build, a serve rebuild or a test that asks for the same inputs again reuses
-them, and pages run in parallel, one child per core.
+them, and pages run in parallel, one child per core. Given a `ResultsCache`, the runner also
+reuses the runs of earlier builds, and starts the fork server (which imports torch) only when
+a page must run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from autograd_traced.drawing.svg import dot_svg, figure
 from autograd_traced.fences.registry import KINDS
 from autograd_traced.running import child, fork_server, source_guard, verdict
 from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, PlannedFence
+from autograd_traced.running.results_cache import ResultsCache
 
 
 class PageRunner:
@@ -35,15 +38,18 @@ class PageRunner:
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
 
-    def run_page(self, plan: PagePlan, stages: Stages | None = None) -> PageRun:
-        """The page's run: from the cache when its inputs did not change, else run now."""
+    def run_page(
+        self, plan: PagePlan, stages: Stages | None = None, cache: ResultsCache | None = None
+    ) -> PageRun:
+        """The page's run: kept when its inputs did not change, else run now."""
         key = plan.key
         with self._lock:
             if key in self._results:
                 return self._results[key]
             future = self._pending.get(key)
         if future is None:
-            return self._store(key, _execute(plan, stages))
+            recalled = _recall(plan, stages, cache)
+            return self._store(key, recalled or _execute(plan, stages, cache))
         try:
             return future.result()
         except KeyboardInterrupt:  # Ctrl-C reaches this thread only: stop the other pages too
@@ -61,17 +67,40 @@ class PageRunner:
         running = fork_server.interrupt_shared()
         return f"interrupted while running {'; '.join(running)}" if running else "interrupted"
 
-    def prefetch(self, plans: Iterable[PagePlan], stages: Stages | None = None) -> None:
-        """Start running every plan not run yet, in parallel, one child process per core."""
+    def prefetch(
+        self,
+        plans: Iterable[PagePlan],
+        stages: Stages | None = None,
+        cache: ResultsCache | None = None,
+    ) -> list[PagePlan]:
+        """Start running every plan not run yet, in parallel, one child process per core; the
+        plans that run in a process of their own.
+
+        Call it from the main thread: the plans `cache` holds are read now, and the fork server
+        is started only when some page must run in it."""
+        to_run: dict[str, PagePlan] = {}
+        for plan in plans:
+            key = plan.key
+            with self._lock:
+                known = key in self._results or key in self._pending
+            if known or key in to_run:
+                continue
+            if (recalled := _recall(plan, stages, cache)) is not None:
+                self._store(key, recalled)
+            else:
+                to_run[key] = plan
+        if any(_in_own_process(plan) for plan in to_run.values()):
+            start_processes()  # from this thread, before any worker thread could fork it
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
-            for plan in plans:
-                key = plan.key
-                if key not in self._results and key not in self._pending:
-                    self._pending[key] = self._pool.submit(
-                        lambda p=plan, k=key: self._store(k, _execute(p, stages))
-                    )
+            for key, plan in to_run.items():
+                if key in self._results:  # a run that another call started has ended since
+                    continue
+                self._pending[key] = self._pool.submit(
+                    lambda p=plan, k=key: self._store(k, _execute(p, stages, cache))
+                )
+        return [plan for plan in to_run.values() if _in_own_process(plan)]
 
     def forget_except(self, keys: Iterable[str]) -> None:
         """Drop the results of other inputs: `mkdocs serve` keeps only the current ones."""
@@ -100,18 +129,55 @@ def start_processes() -> fork_server.ForkServer:
     return fork_server.shared(child.preload)
 
 
+def torch_version(cache: ResultsCache | None = None) -> str:
+    """The release the pages run with, as torch itself says (`2.13.0+cpu`): recorded by an
+    earlier build in this environment, or asked of the fork server (and recorded)."""
+    if cache is not None and (release := cache.release()) is not None:
+        return release
+    release = _server_torch_version()
+    if cache is not None:
+        cache.keep_release(release)
+    return release
+
+
 @cache
-def torch_version() -> str:
-    """The release the pages run with, as torch itself says (`2.13.0+cpu`)."""
+def _server_torch_version() -> str:
     return str(start_processes().call(child.torch_version))
 
 
-def _execute(plan: PagePlan, stages: Stages | None) -> PageRun:
-    stateful = tuple(p for p in plan.fences if KINDS[p.fence.language].stateful)
+def _in_own_process(plan: PagePlan) -> bool:
+    """Whether the page runs in a process of its own: it has fences that share a namespace."""
+    return plan.settings.execute and any(
+        KINDS[planned.fence.language].stateful for planned in plan.fences
+    )
+
+
+def _recall(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) -> PageRun | None:
+    """The page's run from an earlier build's reports, decided again here; None when there
+    is none to trust (the reason is logged)."""
+    if cache is None or plan.settings.update or not _in_own_process(plan):
+        return None
+    reports = cache.recall(plan)
+    if reports is None:
+        return None
+    try:
+        ran = verdict.decide(plan, reports)
+    except verdict.ReportError as problem:
+        return cache.ignore(plan, f"the verdict cannot read it ({problem})")
+    if any(result.failed for result in ran):
+        return cache.ignore(plan, "its outputs fail the verdict now")
+    return PageRun(plan, _with_drawings(plan, ran, stages))
+
+
+def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) -> PageRun:
     reusable = True
-    if plan.settings.execute and stateful:
-        sources = source_guard.snapshot(plan.root)
+    if _in_own_process(plan):
+        # The cache's folder is watched with the sources: only this process writes it, once
+        # every page of the build has run (ResultsCache.write).
+        watched = () if cache is None else (str(cache.folder),)
+        sources = source_guard.snapshot(plan.root, watched)
         workdir = tempfile.mkdtemp(prefix="autograd-traced-page-")
+        reports: object = None
         try:
             reports = start_processes().call(
                 child.execute_page, plan, workdir, answers={"dot": dot_svg}
@@ -124,18 +190,29 @@ def _execute(plan: PagePlan, stages: Stages | None) -> PageRun:
             ran, reusable = verdict.crashed(plan, where, why), False
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
-        if changed := source_guard.changes(plan.root, sources):
+        if changed := source_guard.changes(plan.root, sources, watched):
             why = "the repository changed while it ran (a page may not write it): "
             ran, reusable = verdict.crashed(plan, plan.page, why + ", ".join(changed)), False
+            if cache is not None:
+                cache.clear(f"{plan.page} changed the repository while it ran")
+        passed = reusable and not any(result.failed for result in ran)
+        if cache is not None and passed and isinstance(reports, list) and not plan.settings.update:
+            cache.keep(plan, reports)
     else:
         no_report = lambda where, seconds: None  # noqa: E731
         ran = verdict.decide(plan, child.execute_page(plan, "", report=no_report))
+    return PageRun(plan, _with_drawings(plan, ran, stages), reusable)
+
+
+def _with_drawings(
+    plan: PagePlan, ran: list[FenceResult], stages: Stages | None
+) -> tuple[FenceResult, ...]:
+    """Every fence's result in page order: the page run's, and the hand-made diagrams'."""
     by_fence = iter(ran)
-    results = [
+    return tuple(
         next(by_fence) if KINDS[planned.fence.language].stateful else _draw(planned, stages)
         for planned in plan.fences
-    ]
-    return PageRun(plan, tuple(results), reusable)
+    )
 
 
 def _draw(planned: PlannedFence, stages: Stages | None) -> FenceResult:

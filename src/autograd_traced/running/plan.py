@@ -3,14 +3,17 @@ page's own process and the results cache all share.
 
 `plan_page` reads the page's fences with the one fence grammar, checks their options against
 the fence registry and reads the files they name, before anything runs. A plan is keyed by
-its content (page text, snippet and diagram files, settings, the torch release, every module
-of this package), so a result is reused only for exactly the inputs that produced it.
+its content (its fences, snippet and diagram files, settings) and the environment its outputs
+depend on (`environment`: Python, torch, numpy, Graphviz, the machine, every module of this
+package), so a result is reused only for exactly the inputs that produced it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import platform
+import subprocess
 import sys
 from dataclasses import dataclass, replace
 from functools import cache
@@ -50,7 +53,7 @@ class PagePlan:
 
     @property
     def key(self) -> str:
-        digest = hashlib.sha256(repr((_engine_version(), self)).encode())
+        digest = hashlib.sha256(repr((sorted(environment().items()), self)).encode())
         return digest.hexdigest()
 
 
@@ -177,18 +180,34 @@ def inside(root: Path, folder: str, path: str) -> bool:
     return path.startswith(folder) and (root / path).resolve().is_relative_to(real)
 
 
-def _engine_version() -> tuple[str, str]:
-    """This package's code and the torch release: a new one invalidates every result."""
-    return _code_version(), _installed_torch()
-
-
 @cache
-def _installed_torch() -> str:
-    # Read from the installed package, so this process need not import torch itself.
+def environment() -> dict[str, str]:
+    """What a page's outputs depend on besides its plan: a new release of any of these
+    invalidates every result. Read without importing torch (the build's process never does)."""
+    return {
+        "python": sys.version,
+        "torch": _installed("torch"),
+        "numpy": _installed("numpy"),
+        "graphviz": _graphviz_version(),  # draws the graphs a page's report carries
+        "machine": f"{platform.system()} {platform.machine()}",
+        "engine": _code_version(),
+    }
+
+
+def _installed(distribution: str) -> str:
+    # Read from the installed package, so this process need not import it.
     try:
-        return importlib.metadata.version("torch")
+        return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
         return ""
+
+
+def _graphviz_version() -> str:
+    try:
+        done = subprocess.run(["dot", "-V"], capture_output=True, text=True, check=False)
+    except OSError:
+        return ""
+    return (done.stderr or done.stdout).strip()
 
 
 PACKAGE = Path(__file__).parents[1]
