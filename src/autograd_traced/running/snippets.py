@@ -11,6 +11,7 @@ import builtins
 import difflib
 import doctest
 import io
+import linecache
 import os
 import re
 import sys
@@ -123,6 +124,7 @@ def run_snippet(
     records what to store.
     """
     runs: list[ExampleRun] = []
+    _register_source(snippet)
     for example in snippet.examples:
         if before is not None:
             before(_where(snippet, example, page))
@@ -262,6 +264,21 @@ def _stable_prefix(exc_msg: str, length: int = 60) -> str:
     # and always mark it as a prefix, so a longer or multi-line message still matches.
     first = exc_msg.splitlines()[0][:length].rstrip()
     return first if first.endswith("...") else first + "..."
+
+
+def _register_source(snippet: Snippet) -> None:
+    """Let tracebacks and warnings quote the snippet's code at its own line numbers.
+
+    A page runs in an empty folder, where the relative path a frame names finds no file:
+    anomaly mode's trace of the forward line, a warning's source line, an unexpected error's
+    frames would show no code. Output lines stay blank; `mtime` None keeps the entry cached.
+    """
+    lines: list[str] = []
+    for example in snippet.examples:
+        code = example.source.splitlines(keepends=True)
+        lines += ["\n"] * (example.lineno + len(code) - len(lines))
+        lines[example.lineno : example.lineno + len(code)] = code
+    linecache.cache[snippet.path] = (len("".join(lines)), None, lines, snippet.path)
 
 
 def _execute(path: str, example: doctest.Example, namespace: dict[str, Any]) -> Executed:
