@@ -17,12 +17,11 @@ import pytest
 from autograd_traced.fences.grammar import Fence, executable_fences
 from autograd_traced.running.pages import shared_runner
 from autograd_traced.running.plan import plan_page_file
-from tests.support.paths import LAB, LESSONS, ROOT
+from tests.support.paths import LAB, LESSONS, MIN_LAB_EXERCISES, ROOT
 
 QUESTION = '!!! question "'
 ANSWER = '??? success "'
 CHECKPOINT_RE = re.compile(r"\*\*Checkpoint [123], ")
-MIN_LAB_EXERCISES = 12
 # A loop's step, printed beside the hand formula: "step 2: b.grad = -0.0696   a - y = -0.0696".
 BY_HAND_RE = re.compile(
     r"^step \d+: (?:b|w1)\.grad = (?P<grad>\S+)   (?:a - y|x1 \(a - y\)) = (?P<hand>\S+)$"

@@ -74,6 +74,13 @@ def test_frames_quote_the_snippets_code_from_an_empty_folder(
     assert "line 3, in f\n    raise ValueError(x)\n" in message
 
 
+def test_a_run_says_whether_the_console_echoed_a_value(tmp_path: Path) -> None:
+    """A function that prints and returns None echoes nothing: a script must not print it."""
+    text = ">>> def f():\n...     print(3)\n...\n>>> f()\n3\n>>> 2 + 2\n4\n>>> None\n"
+    runs = run_snippet(load(tmp_path, text), {}, page=PAGE)
+    assert [run.echoed for run in runs] == [False, False, True, False]
+
+
 def test_expected_exception_matches_on_a_stable_prefix(tmp_path: Path) -> None:
     text = (
         ">>> raise RuntimeError('Trying to backward twice, worded differently in 2.x')\n"

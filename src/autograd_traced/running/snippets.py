@@ -68,6 +68,7 @@ class ExampleRun:
     output: str
     stored: str | None = None  # with update=True: what to write to the file, if it changed
     raised: bool = False  # the example raised the exception its transcript expects
+    echoed: bool = False  # the console echoed a value (a script has to print it)
 
     @property
     def source(self) -> str:
@@ -87,16 +88,18 @@ class Executed:
     output: str  # what it printed
     exception: str | None = None  # the last line(s) of its exception, as Python shows them
     traceback: str = ""  # the frames from the snippet line down, when it raised
+    echoed: bool = False  # the console echoed a value that was not None
 
     @classmethod
     def from_json(cls, data: object) -> Executed:
         """What a page's process sent, if it has exactly this shape (else ValueError)."""
         if (
             isinstance(data, dict)
-            and data.keys() == {"output", "exception", "traceback"}
+            and data.keys() == {"output", "exception", "traceback", "echoed"}
             and isinstance(data["output"], str)
             and isinstance(data["exception"], str | None)
             and isinstance(data["traceback"], str)
+            and isinstance(data["echoed"], bool)
         ):
             return cls(**data)
         raise ValueError(f"not an example's report: {data!r:.200}")
@@ -186,7 +189,7 @@ def check_example(
         if not update:
             raise SnippetError(f"{where}: {problem}\n" + _diff(want, got))
         stored = shown if did.exception is None else shown.replace(got, _stable_prefix(got))
-    return ExampleRun(example, shown, stored, raised=did.exception is not None)
+    return ExampleRun(example, shown, stored, raised=did.exception is not None, echoed=did.echoed)
 
 
 def _where(snippet: Snippet, example: doctest.Example, page: str) -> str:
@@ -287,8 +290,15 @@ def _execute(path: str, example: doctest.Example, namespace: dict[str, Any]) -> 
     namespace.setdefault("__builtins__", builtins)
     buffer = io.StringIO()
     error: BaseException | None = None
+    echoed: list[object] = []
+
+    def echo(value: object) -> None:  # echo expression values like the real console
+        if value is not None:
+            echoed.append(value)
+        sys.__displayhook__(value)
+
     saved_displayhook = sys.displayhook
-    sys.displayhook = sys.__displayhook__  # echo expression values like the real console
+    sys.displayhook = echo
     try:
         with redirect_stdout(buffer):
             exec(code, namespace)
@@ -297,11 +307,12 @@ def _execute(path: str, example: doctest.Example, namespace: dict[str, Any]) -> 
     finally:
         sys.displayhook = saved_displayhook
     if error is None:
-        return Executed(buffer.getvalue())
+        return Executed(buffer.getvalue(), echoed=bool(echoed))
     return Executed(
         buffer.getvalue(),
         "".join(traceback.format_exception_only(type(error), error)),
         _format_unexpected(path, error),
+        bool(echoed),
     )
 
 
