@@ -1,8 +1,8 @@
 """Each page's program, downloaded as a script or a notebook, prints what the page shows.
 
 The script and the notebook are the built site's own files; the expected outputs are read from
-the built page's console blocks, so the three cannot drift apart unnoticed. The lab's answers,
-its collapsed `??? success` blocks, are left out of its downloads.
+the built page's console blocks, so the three cannot drift apart unnoticed. The lab's checks
+and answers, its collapsed `??? tip` and `??? success` blocks, are left out of its downloads.
 """
 
 from __future__ import annotations
@@ -28,16 +28,17 @@ def download(site: Path, page: Path, suffix: str) -> Path:
     return site / page.stem / f"{page.stem}{suffix}"
 
 
-ANSWER_OPEN = '<details class="success">'  # a `??? success` block: an answer, collapsed
+# The lab's `??? tip` (the check) and `??? success` (the answer) blocks, collapsed.
+ANSWER_OPENS = ('<details class="tip">', '<details class="success">')
 
 
 def outside_answers(html: str) -> str:
-    """The page's HTML without its collapsed answers (nested <details> included)."""
+    """The page's HTML without its collapsed checks and answers (nested <details> included)."""
     kept, depth, position = [], 0, 0
     for tag in re.finditer(r"<details\b[^>]*>|</details>", html):
         if depth == 0:
             kept.append(html[position : tag.start()])
-        if tag.group() == ANSWER_OPEN and depth == 0:
+        if tag.group() in ANSWER_OPENS and depth == 0:
             depth = 1
         elif depth and tag.group().startswith("<details"):
             depth += 1
@@ -178,7 +179,7 @@ def test_the_labs_downloads_leave_its_answers_out(built_site: Path) -> None:
         text = download(built_site, LAB, suffix).read_text()
         assert "answers are left out" in text
         assert not [path for path in answers if path in text], f"an answer in {suffix}"
-    assert "the answers left out" in html
+    assert "checks and answers left out" in html
 
 
 @pytest.mark.parametrize("page", DOWNLOADABLE, ids=lambda p: p.name)

@@ -28,7 +28,7 @@ from autograd_traced.running.snippets import SHOWN_TRACEBACK, ExampleRun
 # How snippets.run_snippet shows an expected error after what the example printed before it.
 RAISES_TAG = "raises-exception"  # nbclient and Jupyter go on after a cell with this tag fails
 ANSWERS_LEFT_OUT = (
-    "The page's answers are left out: find the line first, then open the answer on the page."
+    "Its checks and answers are left out: find the line first, then open them on the page."
 )
 
 

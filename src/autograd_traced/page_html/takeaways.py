@@ -85,7 +85,7 @@ def add_to_page(
         f'<a href="{stem}.py" download>{stem}.py</a> (script) or '
         f'<a href="{stem}.ipynb" download>{stem}.ipynb</a> (Jupyter notebook), '
         "with the outputs shown here"
-        + (", the answers left out" if answers_left_out else "")
+        + (", its checks and answers left out" if answers_left_out else "")
         + ".</p>"
     )
     page_html, found = FIRST_HEADING_END_RE.subn(lambda _: f"</h1>\n{links}", page_html, count=1)
