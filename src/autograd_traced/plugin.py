@@ -33,10 +33,11 @@ from mkdocs.utils import meta
 from autograd_traced.build import incremental, provenance
 from autograd_traced.build.failures import report_to_writer
 from autograd_traced.build.stages import Stage, Stages
+from autograd_traced.fences.grammar import in_collapsed_block, section_of
 from autograd_traced.fences.superfences import FenceShow, error_block
 from autograd_traced.page_html import search_aside, takeaways
 from autograd_traced.page_html.katex import MathError, render_math
-from autograd_traced.page_html.program_files import cells_from_runs
+from autograd_traced.page_html.program_files import Console, cells_from_runs
 from autograd_traced.page_html.reader_markup import (
     break_table_code_at_dots,
     mark_tracebacks,
@@ -53,6 +54,7 @@ from autograd_traced.running.plan import (
     DEFAULT_MEMORY,
     DEFAULT_TIMEOUT,
     PagePlan,
+    PageRun,
     Settings,
     plan_page,
 )
@@ -222,15 +224,11 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
             if not result.failed
         ]
         if not state.run.failures:  # a failed page's downloads would stop short: the build fails
-            consoles = [
-                cells_from_runs(result.options["file"], result.runs)
-                for result in state.run.results
-                if result.language == "pycon"
-            ]
+            consoles, taken = page_consoles(state.run, page.markdown or "")
+            offered = page.file.src_uri in self.config.downloads
             try:
-                offered = page.file.src_uri in self.config.downloads
                 html, page_downloads = takeaways.add_to_page(
-                    html, page, files, consoles, downloads=offered
+                    html, page, files, consoles, downloads=taken if offered else None
                 )
                 self.downloads.extend(page_downloads)
             except takeaways.TakeawayError as error:
@@ -355,3 +353,19 @@ def configured(config_file: Path) -> AutogradTracedPlugin:
     if not isinstance(plugin, AutogradTracedPlugin):
         raise PluginError(f"{config_file} does not list the {PLUGIN_NAME} plugin")
     return plugin
+
+
+def page_consoles(run: PageRun, markdown: str) -> tuple[list[Console], list[Console]]:
+    """Every console block of a page, each under its heading; and those its downloads take:
+    all but the ones in a collapsed `???` block (the lab's answers)."""
+    fences = {planned.where: planned.fence for planned in run.plan.fences}
+    consoles, taken = [], []
+    for result in run.results:
+        if result.language != "pycon":
+            continue
+        fence = fences[result.where]
+        console = cells_from_runs(result.options["file"], result.runs, section_of(markdown, fence))
+        consoles.append(console)
+        if not in_collapsed_block(markdown, fence):
+            taken.append(console)
+    return consoles, taken

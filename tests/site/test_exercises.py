@@ -2,10 +2,12 @@
 
 - In the two lessons, every snippet that raises or writes into `.grad` comes after a question
   admonition, asked since the snippet before it (the reveal is the executed output).
-- In the lab, every section shows a broken program with its real symptom, asks for the line,
-  and answers in a collapsed block that names a checkpoint and runs the fixed program, which
-  prints the working program's gradients where the broken one did not (a training loop: its
-  last step's gradient equals the hand formula, where the broken loop's did not).
+- In the lab, every section states the symptom and asks for the one check that would find the
+  line, then shows the broken program (its real symptom); the check, then the answer, follow
+  collapsed, and every fence after the program sits in them. The answer names a checkpoint and
+  runs the fixed program, which prints the working program's gradients where the broken one
+  did not (a training loop: its last step's gradient equals the hand formula, where the broken
+  loop's did not).
 """
 
 import re
@@ -17,12 +19,12 @@ import pytest
 from autograd_traced.fences.grammar import Fence, executable_fences
 from autograd_traced.running.pages import shared_runner
 from autograd_traced.running.plan import plan_page_file
-from tests.support.paths import LAB, LESSONS, ROOT
+from tests.support.paths import LAB, LESSONS, MIN_LAB_EXERCISES, ROOT
 
 QUESTION = '!!! question "'
+CHECK = '??? tip "'  # collapsed: the diagnostic, before the answer
 ANSWER = '??? success "'
 CHECKPOINT_RE = re.compile(r"\*\*Checkpoint [123], ")
-MIN_LAB_EXERCISES = 12
 # A loop's step, printed beside the hand formula: "step 2: b.grad = -0.0696   a - y = -0.0696".
 BY_HAND_RE = re.compile(
     r"^step \d+: (?:b|w1)\.grad = (?P<grad>\S+)   (?:a - y|x1 \(a - y\)) = (?P<hand>\S+)$"
@@ -82,13 +84,15 @@ def test_each_lab_exercise_shows_a_symptom_asks_and_answers(index: int) -> None:
     fences = snippet_fences(exercise)
     assert len(fences) >= 2, f"{heading}: a broken program and, in the answer, the fixed one"
     broken, fixed = (fences[i].options["file"] for i in (0, -1))
-    question, answer = exercise.find(QUESTION), exercise.find(ANSWER)
-    assert fences[0].end < question < answer < fences[1].start, (
-        f"{heading}: symptom, then the question, then the collapsed answer holding the fix"
+    question, check, answer = (exercise.find(mark) for mark in (QUESTION, CHECK, ANSWER))
+    assert -1 < question < fences[0].start, f"{heading}: the symptom and question come first"
+    assert "Which one check" in exercise[question:], f"{heading}: ask for the check first"
+    assert fences[0].end < check < answer < fences[-1].start, (
+        f"{heading}: the program, then the collapsed check, then the answer holding the fix"
     )
-    assert not fences[0].indent, f"{heading}: the symptom shows before the answer"
+    assert not fences[0].indent, f"{heading}: the program shows before the check"
     for fence in fences[1:]:
-        assert fence.indent, f"{heading}: the fix belongs in the collapsed answer"
+        assert fence.indent, f"{heading}: checks and fixes belong in the collapsed blocks"
     assert CHECKPOINT_RE.search(exercise[answer:]), f"{heading}: the answer names no checkpoint"
 
     outputs = outputs_by_snippet(LAB)

@@ -63,7 +63,12 @@ def test_the_site_configures_it_and_mkdocs_keeps_one_instance() -> None:
     plugin = configured(ROOT / "mkdocs.yml")
     assert isinstance(plugin, AutogradTracedPlugin)
     assert plugin.config.timeout == 60 and plugin.config.execute is True
-    assert plugin.config.downloads == ["computation-graphs.md", "computing-gradients.md"]
+    assert plugin.config.downloads == [
+        "computation-graphs.md",
+        "computing-gradients.md",
+        "pitfalls.md",
+        "find-the-line.md",
+    ]
     assert configured(ROOT / "mkdocs.yml") is plugin  # what serve rebuilds rely on
 
 

@@ -10,6 +10,7 @@ SNIPPETS = ROOT / "snippets"
 PAGES = sorted(DOCS.rglob("*.md"))
 LESSONS = [DOCS / "computation-graphs.md", DOCS / "computing-gradients.md", DOCS / "pitfalls.md"]
 LAB = DOCS / "find-the-line.md"  # the debugging lab: broken programs to practise on
+MIN_LAB_EXERCISES = 12
 ARTICLES = [*LESSONS, LAB]
 # The pages that offer their program as a script and a notebook, as mkdocs.yml lists them.
 DOWNLOADABLE = [DOCS / page for page in configured(ROOT / "mkdocs.yml").config.downloads]

@@ -58,6 +58,29 @@ def test_unexpected_exception_points_at_the_snippet_line(tmp_path: Path) -> None
     assert "ValueError: boom" in message
 
 
+def test_frames_quote_the_snippets_code_from_an_empty_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page runs in an empty folder: its frames (anomaly mode's forward trace, a warning,
+    an error) still quote the code at the snippet's lines, without prompts."""
+    (tmp_path / "page").mkdir()
+    monkeypatch.chdir(tmp_path / "page")
+    stack = ">>> import traceback\n>>> def f():\n...     return traceback.format_stack()\n...\n"
+    shown = ">>> print(f()[-1].splitlines()[-1].strip())\nreturn traceback.format_stack()\n"
+    run_snippet(load(tmp_path, stack + shown), {}, page=PAGE)
+    raises = ">>> x = 1\n>>> def f():\n...     raise ValueError(x)\n...\n>>> f()\n"
+    message = failure(tmp_path, raises)
+    assert "line 5, in <module>\n    f()\n" in message
+    assert "line 3, in f\n    raise ValueError(x)\n" in message
+
+
+def test_a_run_says_whether_the_console_echoed_a_value(tmp_path: Path) -> None:
+    """A function that prints and returns None echoes nothing: a script must not print it."""
+    text = ">>> def f():\n...     print(3)\n...\n>>> f()\n3\n>>> 2 + 2\n4\n>>> None\n"
+    runs = run_snippet(load(tmp_path, text), {}, page=PAGE)
+    assert [run.echoed for run in runs] == [False, False, True, False]
+
+
 def test_expected_exception_matches_on_a_stable_prefix(tmp_path: Path) -> None:
     text = (
         ">>> raise RuntimeError('Trying to backward twice, worded differently in 2.x')\n"

@@ -5,7 +5,10 @@ import pytest
 from autograd_traced.running.child import FenceReport
 from autograd_traced.running.snippets import Executed
 
-GOOD = {"executed": [{"output": "1\n", "exception": None, "traceback": ""}], "html": ""}
+GOOD = {
+    "executed": [{"output": "1\n", "exception": None, "traceback": "", "echoed": False}],
+    "html": "",
+}
 
 
 def test_a_report_of_the_right_shape_is_read() -> None:
@@ -23,7 +26,7 @@ def test_a_report_of_the_right_shape_is_read() -> None:
         {**GOOD, "executed": {}, "error": "", "skipped": ""},
         {
             **GOOD,
-            "executed": [{"output": "1", "exception": 2, "traceback": ""}],
+            "executed": [{"output": "1", "exception": 2, "traceback": "", "echoed": False}],
             "error": "",
             "skipped": "",
         },

@@ -139,3 +139,25 @@ def prose(markdown: str) -> str:
         position = fence.end
     pieces.append(markdown[position:])
     return "".join(pieces)
+
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t#]*$", re.MULTILINE)
+_COLLAPSED = re.compile(r"^[ \t]*\?\?\?\+?[ \t]")  # a pymdownx.details block, closed at first
+
+
+def section_of(markdown: str, fence: Fence) -> str:
+    """The title of the last heading before `fence` (headings inside other fences are code)."""
+    titles = _HEADING.findall(prose(markdown[: fence.start]))
+    return titles[-1] if titles else ""
+
+
+def in_collapsed_block(markdown: str, fence: Fence) -> bool:
+    """Whether `fence` sits in a `???` block (the lab's answers): the last line before it that
+    is indented less than the fence opens one."""
+    depth = len(fence.indent.expandtabs(4))
+    if not depth:
+        return False
+    for line in reversed(markdown[: fence.start].splitlines()):
+        if line.strip() and len(line) - len(line.lstrip()) < depth:
+            return bool(_COLLAPSED.match(line))
+    return False

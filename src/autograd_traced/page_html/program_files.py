@@ -1,7 +1,9 @@
 """A page's program in the forms a reader takes away: the copied console code, a script, a notebook.
 
 Pure functions over `Cell`s, one per executed `>>>` example in page order, grouped in one tuple
-per console block. They only read what the build printed; nothing here runs code.
+per console block. They only read what the build printed; nothing here runs code. A page of
+many small programs (the pitfalls, the lab) gets one section per heading; the lab's answers
+are left out by the caller, and the files say so.
 
 - `console_code`: what the copy button gives, the code only, as the Python console takes it.
 - `script_text`: a `.py` file that runs to the end: an echoed value is printed, the expected
@@ -25,6 +27,9 @@ from autograd_traced.running.snippets import SHOWN_TRACEBACK, ExampleRun
 
 # How snippets.run_snippet shows an expected error after what the example printed before it.
 RAISES_TAG = "raises-exception"  # nbclient and Jupyter go on after a cell with this tag fails
+ANSWERS_LEFT_OUT = (
+    "Its checks and answers are left out: find the line first, then open them on the page."
+)
 
 
 @dataclass(frozen=True)
@@ -35,28 +40,30 @@ class Cell:
     source: str  # the code after the prompts
     output: str  # what it printed, the console's echo of a value included
     error: str | None = None  # an expected exception, as its last line: "RuntimeError: ..."
+    section: str = ""  # the title of the page's heading the block sits under
+    echoed: bool = False  # the console echoed a value, as the runner saw it
 
     @property
     def echoes(self) -> bool:
-        """The console printed the value of an expression (not what a print() call wrote)."""
-        if self.error is not None or not self.output:
+        """The console printed the value of the last statement, an expression (not what a
+        print() call, or a function called, wrote)."""
+        if self.error is not None or not self.echoed:
             return False
-        last = _last_statement(self.source)
-        return isinstance(last, ast.Expr) and not _is_print(last.value)
+        return isinstance(_last_statement(self.source), ast.Expr)
 
 
 Console = tuple[Cell, ...]  # one console block of the page
 
 
-def cells_from_runs(snippet: str, runs: Sequence[ExampleRun]) -> Console:
+def cells_from_runs(snippet: str, runs: Sequence[ExampleRun], section: str = "") -> Console:
     """The cells of one console block, from the runner's results (or the stored transcript)."""
     cells = []
     for run in runs:
         if run.example.exc_msg is None:
-            cells.append(Cell(snippet, run.source, run.output))
+            cells.append(Cell(snippet, run.source, run.output, None, section, run.echoed))
         else:
             printed, _, error = run.output.partition(SHOWN_TRACEBACK)
-            cells.append(Cell(snippet, run.source, printed, error.rstrip("\n")))
+            cells.append(Cell(snippet, run.source, printed, error.rstrip("\n"), section))
     return tuple(cells)
 
 
@@ -74,31 +81,41 @@ def console_code(console: Console) -> str:
     return "\n".join(lines) + "\n"
 
 
-def script_text(title: str, consoles: Sequence[Console], torch_version: str) -> str:
+def script_text(
+    title: str, consoles: Sequence[Console], torch_version: str, *, answers_left_out: bool = False
+) -> str:
     """The page's program as a script that runs to the end and prints what the page shows."""
     parts = [
         f'"""{title}: the program of this page, as a script.\n\n'
         f"Generated when the site was built, from the page's console blocks in page order.\n"
-        f"It prints what the page shows (PyTorch {torch_version}); the error the page\n"
-        f'explains is caught and printed, so the script runs to the end."""\n'
+        f"It prints what the page shows (PyTorch {torch_version}); the errors the page\n"
+        f"explains are caught and printed, so the script runs to the end."
+        + ("\n" + ANSWERS_LEFT_OUT if answers_left_out else "")
+        + '"""\n'
     ]
-    for console in consoles:
+    for section, console in _with_new_sections(consoles):
+        heading = f"# {'=' * 4} {section}\n" if section else ""
         body = "\n".join(_script_lines(cell) for cell in console)
-        parts.append(f"# {console[0].snippet}\n{body}\n")
+        parts.append(f"{heading}# {console[0].snippet}\n{body}\n")
     return "\n".join(parts)
 
 
-def notebook_json(title: str, consoles: Sequence[Console], torch_version: str) -> str:
+def notebook_json(
+    title: str, consoles: Sequence[Console], torch_version: str, *, answers_left_out: bool = False
+) -> str:
     """The page's program as a notebook, with the build's outputs in it."""
     v4 = nbformat.v4
     intro = (
         f"# {title}\n\nThe program of this page, generated when the site was built, with the "
-        f"outputs it printed then (PyTorch {torch_version}). The cell tagged "
-        f"`{RAISES_TAG}` raises the error the page explains."
+        f"outputs it printed then (PyTorch {torch_version}), one section per heading of the "
+        f"page; run the cells in order. A cell tagged `{RAISES_TAG}` raises an error the page "
+        "explains." + (" " + ANSWERS_LEFT_OUT if answers_left_out else "")
     )
     cells = [v4.new_markdown_cell(intro)]
     count = 0
-    for console in consoles:
+    for section, console in _with_new_sections(consoles):
+        if section:
+            cells.append(v4.new_markdown_cell(f"## {section}"))
         cells.append(v4.new_markdown_cell(f"From `{console[0].snippet}`"))
         for group in _notebook_groups(console):
             count += 1
@@ -114,6 +131,16 @@ def notebook_json(title: str, consoles: Sequence[Console], torch_version: str) -
     )
     nbformat.validate(notebook)
     return nbformat.writes(notebook)
+
+
+def _with_new_sections(consoles: Sequence[Console]) -> list[tuple[str, Console]]:
+    """Each console with its section's title, given only where a new section starts."""
+    previous, paired = "", []
+    for console in consoles:
+        section = console[0].section
+        paired.append((section if section != previous else "", console))
+        previous = section
+    return paired
 
 
 def _script_lines(cell: Cell) -> str:
@@ -180,9 +207,3 @@ def _code_cell(group: Console, count: int) -> Any:
 def _last_statement(source: str) -> ast.stmt | None:
     body = ast.parse(source).body
     return body[-1] if body else None
-
-
-def _is_print(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
-    )

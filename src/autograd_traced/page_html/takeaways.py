@@ -3,8 +3,9 @@
 - Each console block's copy button copies the code only: Material copies the `data-copy`
   attribute of the nearest ancestor that has one, instead of the block's visible text.
 - Each block's title, the snippet's path, links to the snippet file, published with the site.
-- An article (a page with console blocks, not the home page) offers its program as a script
-  and a notebook (`downloads`), written next to the page's HTML and linked under its title.
+- A page listed in `downloads` offers its program as a script and a notebook, written next to
+  the page's HTML and linked under its title: the console blocks the caller hands over (the
+  lab's, without the collapsed answers), one section per heading.
 """
 
 from __future__ import annotations
@@ -51,32 +52,46 @@ def publish_snippets(files: Files, config: MkDocsConfig, used: Iterable[str]) ->
 
 
 def add_to_page(
-    page_html: str, page: Page, files: Files, consoles: Sequence[Console], *, downloads: bool
+    page_html: str,
+    page: Page,
+    files: Files,
+    consoles: Sequence[Console],
+    *,
+    downloads: Sequence[Console] | None,
 ) -> tuple[str, list[Download]]:
-    """The page's HTML with copy texts, snippet links and, if `downloads`, download links;
-    and the downloads. (The lab and the pitfalls run many small programs, not one.)"""
+    """The page's HTML with copy texts, snippet links and, unless `downloads` is None, links to
+    a script and a notebook of those consoles (some of `consoles`); and the downloads."""
     page_html = _decorate_consoles(page_html, page, files, consoles)
-    if not consoles or not downloads:
+    if not downloads:
         return page_html, []
+    answers_left_out = len(downloads) < len(consoles)
     stem = PurePosixPath(page.file.src_uri).stem
     folder = PurePosixPath(page.file.dest_uri).parent
     torch_version = version("torch")
     title = page.title or stem
-    downloads = [
-        Download(str(folder / f"{stem}.py"), script_text(title, consoles, torch_version)),
-        Download(str(folder / f"{stem}.ipynb"), notebook_json(title, consoles, torch_version)),
+    left_out = {"answers_left_out": answers_left_out}
+    files_taken = [
+        Download(
+            str(folder / f"{stem}.py"), script_text(title, downloads, torch_version, **left_out)
+        ),
+        Download(
+            str(folder / f"{stem}.ipynb"),
+            notebook_json(title, downloads, torch_version, **left_out),
+        ),
     ]
     links = (
         '<p class="autograd-downloads" data-search-exclude="downloads">'
         "Run this page's program yourself: "
         f'<a href="{stem}.py" download>{stem}.py</a> (script) or '
         f'<a href="{stem}.ipynb" download>{stem}.ipynb</a> (Jupyter notebook), '
-        "with the outputs shown here.</p>"
+        "with the outputs shown here"
+        + (", its checks and answers left out" if answers_left_out else "")
+        + ".</p>"
     )
     page_html, found = FIRST_HEADING_END_RE.subn(lambda _: f"</h1>\n{links}", page_html, count=1)
     if not found:
         raise TakeawayError(f"{page.file.src_uri}: no title (h1) to put the download links under")
-    return page_html, downloads
+    return page_html, files_taken
 
 
 def write(site_dir: str, downloads: Sequence[Download]) -> None:

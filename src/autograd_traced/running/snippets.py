@@ -11,6 +11,7 @@ import builtins
 import difflib
 import doctest
 import io
+import linecache
 import os
 import re
 import sys
@@ -67,6 +68,7 @@ class ExampleRun:
     output: str
     stored: str | None = None  # with update=True: what to write to the file, if it changed
     raised: bool = False  # the example raised the exception its transcript expects
+    echoed: bool = False  # the console echoed a value (a script has to print it)
 
     @property
     def source(self) -> str:
@@ -86,16 +88,18 @@ class Executed:
     output: str  # what it printed
     exception: str | None = None  # the last line(s) of its exception, as Python shows them
     traceback: str = ""  # the frames from the snippet line down, when it raised
+    echoed: bool = False  # the console echoed a value that was not None
 
     @classmethod
     def from_json(cls, data: object) -> Executed:
         """What a page's process sent, if it has exactly this shape (else ValueError)."""
         if (
             isinstance(data, dict)
-            and data.keys() == {"output", "exception", "traceback"}
+            and data.keys() == {"output", "exception", "traceback", "echoed"}
             and isinstance(data["output"], str)
             and isinstance(data["exception"], str | None)
             and isinstance(data["traceback"], str)
+            and isinstance(data["echoed"], bool)
         ):
             return cls(**data)
         raise ValueError(f"not an example's report: {data!r:.200}")
@@ -123,6 +127,7 @@ def run_snippet(
     records what to store.
     """
     runs: list[ExampleRun] = []
+    _register_source(snippet)
     for example in snippet.examples:
         if before is not None:
             before(_where(snippet, example, page))
@@ -205,7 +210,7 @@ def check_example(
         if not update:
             raise SnippetError(f"{where}: {problem}\n" + _diff(want, got))
         stored = shown if did.exception is None else shown.replace(got, _stable_prefix(got))
-    return ExampleRun(example, shown, stored, raised=did.exception is not None)
+    return ExampleRun(example, shown, stored, raised=did.exception is not None, echoed=did.echoed)
 
 
 def _where(snippet: Snippet, example: doctest.Example, page: str) -> str:
@@ -285,14 +290,36 @@ def _stable_prefix(exc_msg: str, length: int = 60) -> str:
     return first if first.endswith("...") else first + "..."
 
 
+def _register_source(snippet: Snippet) -> None:
+    """Let tracebacks and warnings quote the snippet's code at its own line numbers.
+
+    A page runs in an empty folder, where the relative path a frame names finds no file:
+    anomaly mode's trace of the forward line, a warning's source line, an unexpected error's
+    frames would show no code. Output lines stay blank; `mtime` None keeps the entry cached.
+    """
+    lines: list[str] = []
+    for example in snippet.examples:
+        code = example.source.splitlines(keepends=True)
+        lines += ["\n"] * (example.lineno + len(code) - len(lines))
+        lines[example.lineno : example.lineno + len(code)] = code
+    linecache.cache[snippet.path] = (len("".join(lines)), None, lines, snippet.path)
+
+
 def _execute(path: str, example: doctest.Example, namespace: dict[str, Any]) -> Executed:
     # Padding with newlines makes tracebacks point at the snippet file's own line numbers.
     code = compile("\n" * example.lineno + example.source, path, "single", dont_inherit=True)
     namespace.setdefault("__builtins__", builtins)
     buffer = io.StringIO()
     error: BaseException | None = None
+    echoed: list[object] = []
+
+    def echo(value: object) -> None:  # echo expression values like the real console
+        if value is not None:
+            echoed.append(value)
+        sys.__displayhook__(value)
+
     saved_displayhook = sys.displayhook
-    sys.displayhook = sys.__displayhook__  # echo expression values like the real console
+    sys.displayhook = echo
     try:
         with redirect_stdout(buffer):
             exec(code, namespace)
@@ -301,11 +328,12 @@ def _execute(path: str, example: doctest.Example, namespace: dict[str, Any]) -> 
     finally:
         sys.displayhook = saved_displayhook
     if error is None:
-        return Executed(buffer.getvalue())
+        return Executed(buffer.getvalue(), echoed=bool(echoed))
     return Executed(
         buffer.getvalue(),
         "".join(traceback.format_exception_only(type(error), error)),
         _format_unexpected(path, error),
+        bool(echoed),
     )
 
 
