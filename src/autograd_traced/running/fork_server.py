@@ -161,9 +161,10 @@ class ForkServer:
         function: Callable[..., Any],
         *args: Any,
         answers: Mapping[str, Callable[[Any], Any]] | None = None,
+        starting: str = "(starting)",
     ) -> Any:
         """`function(*args, report=..., ask=...)` in a fresh child; its return value, or
-        StepFailed.
+        StepFailed. `starting` names the work until its first step is reported.
 
         Before the first report the work has no time limit; after `report(where, seconds)`
         the child must report again or finish within `seconds`. `ask(topic, payload)` in the
@@ -174,7 +175,7 @@ class ForkServer:
         with self._lock, theirs:
             socket.send_fds(self._control, [b"c"], [theirs.fileno()])
         channel = _Channel(ours, child=False)
-        where, step, pid = "(starting)", None, 0
+        where, step, pid = starting, None, 0
         try:
             # The server, not the child, says which process this is: it is killed at the end.
             pid = self._receive(channel, where, None)[1]

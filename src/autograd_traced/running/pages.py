@@ -180,7 +180,11 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
         reports: object = None
         try:
             reports = start_processes().call(
-                child.execute_page, plan, workdir, answers={"dot": dot_svg}
+                child.execute_page,
+                plan,
+                workdir,
+                answers={"dot": dot_svg},
+                starting=f"{plan.page} (starting its process)",
             )
             ran = verdict.decide(plan, reports)
         except fork_server.StepFailed as failure:
