@@ -45,10 +45,11 @@
   function examples(code) {
     const groups = [];
     for (const node of [...code.childNodes]) {
+      // A line of code (page_html.reader_markup.indent_code_lines); `>>>` starts an example.
       const prompt =
         node.nodeType === Node.ELEMENT_NODE &&
-        node.classList.contains("gp") &&
-        node.textContent === ">>> ";
+        node.classList.contains("ag-code-line") &&
+        node.textContent.startsWith(">>> ");
       if (prompt) {
         const group = element("span", "ag-tracer__line");
         node.before(group);
@@ -131,11 +132,25 @@
       return [used.children.length, shown];
     }
 
-    // Copies, not moves: a step may show a graph drawn in another player above it.
-    function graphOf(step) {
+    const drawingOf = (step) => {
       const drawn =
         step.dataset.graph && document.getElementById(step.dataset.graph);
-      const svg = drawn && drawn.querySelector(".ag-tracer__graph svg");
+      return drawn && drawn.querySelector(".ag-tracer__graph svg");
+    };
+    // The graph's column is as wide as the widest graph the player shows: the code gets the
+    // rest, and the column keeps its width from step to step.
+    const widest = Math.max(
+      0,
+      ...steps.map((step) => {
+        const svg = drawingOf(step);
+        return svg ? svg.viewBox.baseVal.width : 0;
+      }),
+    );
+    root.style.setProperty("--ag-graph-width", `${widest}px`);
+
+    // Copies, not moves: a step may show a graph drawn in another player above it.
+    function graphOf(step) {
+      const svg = drawingOf(step);
       if (!svg) return [];
       const copy = svg.cloneNode(true);
       // One unit a pixel at every step: the text keeps its size, its smallest at 11 px.
