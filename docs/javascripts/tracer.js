@@ -45,7 +45,7 @@
   function examples(code) {
     const groups = [];
     for (const node of [...code.childNodes]) {
-      // A line of code (page_html.reader_markup.indent_code_lines); `>>>` starts an example.
+      // A line of code (code-blocks.js); `>>>` starts an example.
       const prompt =
         node.nodeType === Node.ELEMENT_NODE &&
         node.classList.contains("ag-code-line") &&
@@ -137,8 +137,7 @@
         step.dataset.graph && document.getElementById(step.dataset.graph);
       return drawn && drawn.querySelector(".ag-tracer__graph svg");
     };
-    // The graph's column is as wide as the widest graph the player shows: the code gets the
-    // rest, and the column keeps its width from step to step.
+    // The graph's column: as wide as the widest graph, at every step; the code gets the rest.
     const widest = Math.max(
       0,
       ...steps.map((step) => {

@@ -35,7 +35,6 @@ from autograd_traced.page_html.katex import MathError, render_math
 from autograd_traced.page_html.program_files import cells_from_runs
 from autograd_traced.page_html.reader_markup import (
     break_table_code_at_dots,
-    indent_code_lines,
     mark_tracebacks,
     name_search_dialog,
 )
@@ -147,7 +146,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         return markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        html = break_table_code_at_dots(indent_code_lines(mark_tracebacks(html)))
+        html = break_table_code_at_dots(mark_tracebacks(html))
         state = self.fences.page
         assert state is not None
         failures = self.fences.failures

@@ -2,7 +2,6 @@
 
 from autograd_traced.page_html.reader_markup import (
     break_table_code_at_dots,
-    indent_code_lines,
     mark_tracebacks,
     name_search_dialog,
 )
@@ -50,21 +49,4 @@ def test_code_in_table_headers_stays_whole() -> None:
     page = "<table><th><code>loss.backward()</code></th><td><code>a.b</code></td></table>"
     assert break_table_code_at_dots(page) == (
         "<table><th><code>loss.backward()</code></th><td><code>a.<wbr>b</code></td></table>"
-    )
-
-
-def test_each_line_of_code_gets_a_span_of_its_own() -> None:
-    block = (
-        f"<code>{PROMPT}for i in x:\n"
-        '<span class="gp">... </span>    f(i)\n'
-        '<span class="gp">...</span>\n'
-        '<span class="go">1</span>\n'
-        f"{PROMPT}g()</code>"
-    )
-    assert indent_code_lines(block) == (
-        f'<code><span class="ag-code-line">{PROMPT}for i in x:\n</span>'
-        '<span class="ag-code-line"><span class="gp">... </span>    f(i)\n</span>'
-        '<span class="ag-code-line"><span class="gp">...</span>\n</span>'
-        '<span class="go">1</span>\n'
-        f'<span class="ag-code-line">{PROMPT}g()</span></code>'
     )

@@ -33,11 +33,6 @@ def shown_path(path: str) -> str:
     return path.replace("/", "/" + PATH_BREAK)
 
 
-# A line of code in a highlighted transcript: its prompt (`>>> `, `... ` or a bare `...`), the
-# code, and the newline that ends it (the block's last line may have none).
-PROMPT_LINE_RE = re.compile(
-    r'<span class="gp">(?:&gt;&gt;&gt;|\.\.\.) ?</span>[^\n]*(?:\n|(?=</code>))'
-)
 # An expected error in a highlighted transcript: from the traceback's first line to the next
 # prompt or the end of the block, less the newline that ends it.
 TRACEBACK_RE = re.compile(

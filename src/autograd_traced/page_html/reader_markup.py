@@ -4,10 +4,6 @@
   the exception's tokens), not as output (``go``), so it would look like code. Wrapping them
   in one ``ag-traceback`` span lets docs/stylesheets/outputs.css tint them like every other
   line the snippet printed.
-- ``indent_code_lines``: a long line of code wraps on a phone, and its continuation would
-  start under the ``>>>`` as if it were a statement of its own. Each line of code (prompt,
-  code, newline) gets a span of its own, which docs/stylesheets/reading.css indents after its
-  first line (a hanging indent). Run after ``mark_tracebacks``, which finds the prompts.
 - ``break_table_code_at_dots``: a table cell on a phone is narrow; its code may break after a
   dot (``torch.autograd.<wbr>grad``) rather than inside a name, which reading.css forbids. Not
   in a header, whose names stay whole: its column grows to hold them.
@@ -18,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from autograd_traced.page_html.consoles import PROMPT_LINE_RE, TRACEBACK_RE
+from autograd_traced.page_html.consoles import TRACEBACK_RE
 
 _TABLE = re.compile(r"<table>.*?</table>", flags=re.DOTALL)
 # Body cells only: a header's code names stay whole (its column grows to hold them).
@@ -31,12 +27,6 @@ _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog
 def mark_tracebacks(page_html: str) -> str:
     # The tint covers the traceback's lines, not an empty one after them.
     return TRACEBACK_RE.sub(lambda m: f'<span class="ag-traceback">{m.group(0)}</span>', page_html)
-
-
-def indent_code_lines(page_html: str) -> str:
-    return PROMPT_LINE_RE.sub(
-        lambda m: f'<span class="ag-code-line">{m.group(0)}</span>', page_html
-    )
 
 
 def break_table_code_at_dots(page_html: str) -> str:
