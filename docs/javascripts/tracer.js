@@ -228,6 +228,18 @@
     }
     root.tracerGo = go;
 
+    // On paper, where the program ends: the last line; then back to the reader's line.
+    let beforePrint = null;
+    root.tracerPrint = (printing) => {
+      if (printing) {
+        beforePrint = current();
+        go(count - 1, { push: false });
+      } else if (beforePrint !== null) {
+        go(beforePrint, { push: false });
+        beforePrint = null;
+      }
+    };
+
     const moves = {
       first: () => 0,
       previous: (i) => i - 1,
@@ -275,6 +287,16 @@
       root.scrollIntoView();
     }
   });
+
+  for (const [event, printing] of [
+    ["beforeprint", true],
+    ["afterprint", false],
+  ]) {
+    window.addEventListener(event, () => {
+      for (const root of document.querySelectorAll(".ag-tracer.is-live"))
+        root.tracerPrint(printing);
+    });
+  }
 
   const start = () => document.querySelectorAll(".ag-tracer").forEach(setUp);
   if (typeof document$ !== "undefined") document$.subscribe(start);
