@@ -26,6 +26,7 @@ TORCH_VERSIONS = ["2.13.0", "2.14.1"]
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 TOOLS = {"dot": "graphviz", "node": "nodejs"}  # command -> Debian package the build needs
 TEST_TOOLS = {"faketime": "faketime"}  # ... and the tests besides (a build on a faked day)
+BROWSER_TOOLS = {"pdftotext": "poppler-utils"}  # ... and the browser tests (a page printed)
 
 
 def install_project(session: nox.Session, extras: str = "test") -> None:
@@ -34,11 +35,11 @@ def install_project(session: nox.Session, extras: str = "test") -> None:
 
 def require_system_packages(session: nox.Session, *, browser: bool, tests: bool = False) -> None:
     """Graphviz draws the diagrams, Node.js renders the math, Chromium runs the browser test,
-    faketime builds the site on another day for the tests.
+    faketime builds the site on another day for the tests, pdftotext reads a printed page.
 
     Installed with apt-get when missing and we may (root); otherwise the session says what to do.
     """
-    tools = {**TOOLS, **TEST_TOOLS} if tests else TOOLS
+    tools = {**TOOLS, **(TEST_TOOLS if tests else {}), **(BROWSER_TOOLS if browser else {})}
     missing = [package for tool, package in tools.items() if not shutil.which(tool)]
     if browser and not Path(CHROMIUM).exists():
         missing.append("chromium")

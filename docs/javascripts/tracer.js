@@ -45,10 +45,11 @@
   function examples(code) {
     const groups = [];
     for (const node of [...code.childNodes]) {
+      // A line of code (code-blocks.js); `>>>` starts an example.
       const prompt =
         node.nodeType === Node.ELEMENT_NODE &&
-        node.classList.contains("gp") &&
-        node.textContent === ">>> ";
+        node.classList.contains("ag-code-line") &&
+        node.textContent.startsWith(">>> ");
       if (prompt) {
         const group = element("span", "ag-tracer__line");
         node.before(group);
@@ -131,11 +132,24 @@
       return [used.children.length, shown];
     }
 
-    // Copies, not moves: a step may show a graph drawn in another player above it.
-    function graphOf(step) {
+    const drawingOf = (step) => {
       const drawn =
         step.dataset.graph && document.getElementById(step.dataset.graph);
-      const svg = drawn && drawn.querySelector(".ag-tracer__graph svg");
+      return drawn && drawn.querySelector(".ag-tracer__graph svg");
+    };
+    // The graph's column: as wide as the widest graph, at every step; the code gets the rest.
+    const widest = Math.max(
+      0,
+      ...steps.map((step) => {
+        const svg = drawingOf(step);
+        return svg ? svg.viewBox.baseVal.width : 0;
+      }),
+    );
+    root.style.setProperty("--ag-graph-width", `${widest}px`);
+
+    // Copies, not moves: a step may show a graph drawn in another player above it.
+    function graphOf(step) {
+      const svg = drawingOf(step);
       if (!svg) return [];
       const copy = svg.cloneNode(true);
       // One unit a pixel at every step: the text keeps its size, its smallest at 11 px.
@@ -214,6 +228,18 @@
     }
     root.tracerGo = go;
 
+    // On paper, where the program ends: the last line; then back to the reader's line.
+    let beforePrint = null;
+    root.tracerPrint = (printing) => {
+      if (printing) {
+        beforePrint = current();
+        go(count - 1, { push: false });
+      } else if (beforePrint !== null) {
+        go(beforePrint, { push: false });
+        beforePrint = null;
+      }
+    };
+
     const moves = {
       first: () => 0,
       previous: (i) => i - 1,
@@ -261,6 +287,16 @@
       root.scrollIntoView();
     }
   });
+
+  for (const [event, printing] of [
+    ["beforeprint", true],
+    ["afterprint", false],
+  ]) {
+    window.addEventListener(event, () => {
+      for (const root of document.querySelectorAll(".ag-tracer.is-live"))
+        root.tracerPrint(printing);
+    });
+  }
 
   const start = () => document.querySelectorAll(".ag-tracer").forEach(setUp);
   if (typeof document$ !== "undefined") document$.subscribe(start);

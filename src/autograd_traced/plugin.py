@@ -30,7 +30,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced.build import incremental, provenance
+from autograd_traced.build import assets, incremental, provenance
 from autograd_traced.build.failures import report_to_writer
 from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.fences.grammar import in_collapsed_block, section_of
@@ -294,6 +294,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         log.debug(self.stages.record())
         takeaways.write(config.site_dir, self.downloads)
         self.downloads.clear()
+        assets.strip_own_assets(Path(config.site_dir))
         index = Path(config.site_dir) / "search" / "search_index.json"
         try:
             # Under serve --dirty the search plugin merged the index wrongly: made again whole.

@@ -19,6 +19,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from autograd_traced.page_html.consoles import shown_path
 from autograd_traced.page_html.program_files import Cell, console_code, notebook_json, script_text
 from tests.support.paths import DOWNLOADABLE, LAB, MIN_LAB_EXERCISES, ROOT, page_html
 from tests.support.transcripts import examples, page_transcripts
@@ -185,10 +186,11 @@ def test_the_labs_downloads_leave_its_answers_out(built_site: Path) -> None:
 @pytest.mark.parametrize("page", DOWNLOADABLE, ids=lambda p: p.name)
 def test_block_titles_link_to_the_published_snippets(built_site: Path, page: Path) -> None:
     html = page_html(built_site, page)
-    links = re.findall(r'<span class="filename"><a href="([^"]+)">([^<]+)</a></span>', html)
-    assert [path for _, path in links] == [path for path, _ in page_transcripts(html)]
+    links = re.findall(r'<span class="filename"><a href="([^"]+)">(.+?)</a></span>', html)
+    paths = [path for path, _ in page_transcripts(html)]
+    assert [shown for _, shown in links] == [shown_path(path) for path in paths]
     assert links, f"{page.name} has no linked console block title"
-    for href, path in links:
+    for (href, _), path in zip(links, paths, strict=True):
         published = (built_site / page.stem / href).resolve()
         assert published.read_bytes() == (ROOT / path).read_bytes(), href
 

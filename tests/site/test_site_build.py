@@ -13,6 +13,7 @@ import torch
 from mkdocs.config import load_config
 
 from autograd_traced.fences.grammar import executable_fences, snippet_files
+from autograd_traced.page_html.consoles import shown_path
 from tests.support.broken_copy import Copies
 from tests.support.build import Build
 from tests.support.faked_clock import FAKED_CLOCK, FAKETIME, FakedClockBuild
@@ -36,7 +37,7 @@ def test_strict_build_passes_without_warnings(site_build: tuple[Path, Build]) ->
 def test_every_executable_fence_rendered(built_site: Path, page: Path) -> None:
     markdown, html = page.read_text(), page_html(built_site, page)
     for path in snippet_files(markdown):
-        assert f'">{path}</a></span><pre>' in html, f"{path} shows no transcript"
+        assert f'">{shown_path(path)}</a></span><pre>' in html, f"{path} shows no transcript"
     figures = len([f for f in executable_fences(markdown) if f.language != "pycon"])
     assert html.count('<figure class="autograd-diagram">') == figures
     assert html.count("<svg") >= figures

@@ -6,7 +6,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from autograd_traced.page_html.consoles import SHOWN_BLOCK_RE
+from autograd_traced.page_html.consoles import PATH_BREAK, SHOWN_BLOCK_RE
 from autograd_traced.running.snippets import SHOWN_TRACEBACK
 
 TRACEBACK_HEADER = SHOWN_TRACEBACK.rstrip("\n").split("\n")
@@ -24,7 +24,10 @@ class Shown:
 def page_transcripts(page_html: str) -> list[tuple[str, str]]:
     """(snippet path, transcript text) of every console block, in page order."""
     return [
-        (match["path"], html.unescape(re.sub(r"<[^>]+>", "", match["code"])))
+        (
+            match["path"].replace(PATH_BREAK, ""),
+            html.unescape(re.sub(r"<[^>]+>", "", match["code"])),
+        )
         for match in SHOWN_BLOCK_RE.finditer(page_html)
     ]
 

@@ -43,3 +43,10 @@ def test_search_dialog_gets_a_name() -> None:
     assert name_search_dialog(page, "Search") == (
         '<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">'
     )
+
+
+def test_code_in_table_headers_stays_whole() -> None:
+    page = "<table><th><code>loss.backward()</code></th><td><code>a.b</code></td></table>"
+    assert break_table_code_at_dots(page) == (
+        "<table><th><code>loss.backward()</code></th><td><code>a.<wbr>b</code></td></table>"
+    )

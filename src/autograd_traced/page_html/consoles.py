@@ -16,12 +16,23 @@ TITLED_BLOCK_RE = re.compile(
     r'<div class="highlight"(?P<attrs>[^>]*)><span class="filename">'
     r"(?P<path>snippets/[^<]+\.pycon)</span>"
 )
+# A block's title may break after each slash of its path, never inside a name (a phone
+# would break "second_call_fai|ls.pycon" otherwise): browsers do not break at slashes.
+PATH_BREAK = "<wbr>"
 # A console block of the built page: its title (the snippet's path, a link) and its code.
 SHOWN_BLOCK_RE = re.compile(
-    r'<div class="highlight"[^>]*><span class="filename">(?:<a [^>]*>)?(?P<path>[^<]+)'
+    r'<div class="highlight"[^>]*><span class="filename">(?:<a [^>]*>)?'
+    rf"(?P<path>[^<]+(?:{PATH_BREAK}[^<]+)*)"
     r"(?:</a>)?</span><pre>.*?<code>(?P<code>.*?)</code>",
     re.DOTALL,
 )
+
+
+def shown_path(path: str) -> str:
+    """A snippet's path as a block's title shows it: it may break after each slash."""
+    return path.replace("/", "/" + PATH_BREAK)
+
+
 # An expected error in a highlighted transcript: from the traceback's first line to the next
 # prompt or the end of the block, less the newline that ends it.
 TRACEBACK_RE = re.compile(

@@ -2,7 +2,9 @@
 
 - Each console block's copy button copies the code only: Material copies the `data-copy`
   attribute of the nearest ancestor that has one, instead of the block's visible text.
-- Each block's title, the snippet's path, links to the snippet file, published with the site.
+- Each block's title, the snippet's path, links to the snippet file, published with the site
+  as text (`.pycon.txt`): a static host sends an unknown `.pycon` as a download, which a
+  reader clicking the title did not ask for.
 - A page listed in `downloads` offers its program as a script and a notebook, written next to
   the page's HTML and linked under its title: the console blocks the caller hands over (the
   lab's, without the collapsed answers), one section per heading.
@@ -21,7 +23,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from autograd_traced.page_html.consoles import TITLED_BLOCK_RE
+from autograd_traced.page_html.consoles import TITLED_BLOCK_RE, shown_path
 from autograd_traced.page_html.program_files import (
     Console,
     console_code,
@@ -30,6 +32,8 @@ from autograd_traced.page_html.program_files import (
 )
 
 FIRST_HEADING_END_RE = re.compile(r"</h1>")
+# What the published copy of a snippet adds to its path: a static host serves it as plain text.
+AS_TEXT = ".txt"
 
 
 class TakeawayError(Exception):
@@ -44,10 +48,12 @@ class Download:
 
 def publish_snippets(files: Files, config: MkDocsConfig, used: Iterable[str]) -> Files:
     """Serve the snippet files pages use (`used`, checked to be inside snippets/ by the plan),
-    with the site, at their paths in the repository; no other file under snippets/."""
+    with the site, at their paths in the repository plus `AS_TEXT`; no other file under
+    snippets/."""
     root = Path(config.config_file_path).parent
     for src_uri in sorted(set(used)):
-        files.append(File.generated(config, src_uri, abs_src_path=str(root / src_uri)))
+        published = File.generated(config, src_uri + AS_TEXT, abs_src_path=str(root / src_uri))
+        files.append(published)
     return files
 
 
@@ -114,13 +120,13 @@ def _decorate_consoles(
                 f"({remaining[0][0].snippet if remaining else 'none left'})"
             )
         code = console_code(remaining.pop(0))
-        snippet = files.get_file_from_path(path)
+        snippet = files.get_file_from_path(path + AS_TEXT)
         if snippet is None:
             raise TakeawayError(f"{page.file.src_uri}: {path} is not published with the site")
         href = snippet.url_relative_to(page.file)
         return (
             f'<div class="highlight"{match.group("attrs")} data-copy="{html.escape(code)}">'
-            f'<span class="filename"><a href="{href}">{path}</a></span>'
+            f'<span class="filename"><a href="{href}">{shown_path(path)}</a></span>'
         )
 
     page_html = TITLED_BLOCK_RE.sub(decorate, page_html)
