@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.fences.grammar import executable_fences
+from autograd_traced.page_html.consoles import shown_path
+from autograd_traced.page_html.takeaways import AS_TEXT
 from autograd_traced.tools import local_site
 from tests.support import broken_copy
 from tests.support.broken_copy import (
@@ -210,8 +212,8 @@ def test_a_fence_cannot_name_a_file_outside_the_repository(broken: Run) -> None:
 
 def test_only_the_snippets_pages_use_are_published(passing: Passing) -> None:
     site = passing.root / "site"
-    assert (site / SETUP).read_text() == (passing.root / SETUP).read_text()
-    assert not (site / UNUSED_LINK).exists()
+    assert (site / (SETUP + AS_TEXT)).read_text() == (passing.root / SETUP).read_text()
+    assert not (site / (UNUSED_LINK + AS_TEXT)).exists() and not (site / UNUSED_LINK).exists()
 
 
 def test_missing_snippet_file(broken: Run) -> None:
@@ -345,7 +347,7 @@ def test_fences_in_every_form_run_in_build_and_tests(broken: Run, passing: Passi
     page = broken_copy.FENCE_FORMS_PAGE
     html = passing.page(page)
     for path in (SETUP, "snippets/computing_gradients/phase1_grad.pycon", PHASE2):
-        assert f'">{path}</a></span>' in html, path  # its title links to the snippet
+        assert f'">{shown_path(path)}</a></span>' in html, path  # its title links to the snippet
     assert html.count('<figure class="autograd-diagram">') == 2
     assert f'exec="on" file="{MISSING}"' in html  # shown as text
     fences = executable_fences((broken.root / "docs" / page).read_text())

@@ -76,12 +76,11 @@ def test_listed_before_search_it_still_rewrites_the_index_after_it(tmp_path: Pat
     root = copy_site_sources(tmp_path / "repo")
     config = root / "mkdocs.yml"
     text = config.read_text(encoding="utf-8")
-    search, last_option = (
-        "plugins:\n  - search\n",
-        "cache_dir: !ENV [AUTOGRAD_TRACED_CACHE_DIR, .cache/autograd-traced]\n",
-    )
-    assert search in text and last_option in text
-    text = text.replace(search, "plugins:\n").replace(last_option, last_option + "  - search\n")
+    start = text.index("plugins:\n  - search:\n") + len("plugins:\n")
+    search = text[start : text.index("\n  # Runs every page", start) + 1]  # the entry, its options
+    last_option = "cache_dir: !ENV [AUTOGRAD_TRACED_CACHE_DIR, .cache/autograd-traced]\n"
+    assert "separator:" in search and last_option in text
+    text = text.replace(search, "").replace(last_option, last_option + search)
     config.write_text(text, encoding="utf-8")
     assert load_config(str(config)).plugins.keys() == {PLUGIN_NAME, "material/search"}
     result = build(root, tmp_path / "site")
