@@ -17,7 +17,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable
-from contextlib import redirect_stdout
+from contextlib import AbstractContextManager, nullcontext, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -103,6 +103,7 @@ class Executed:
 
 Observer = Callable[[ExampleRun, dict[str, Any]], None]
 Before = Callable[[str], None]  # called with an example's location before it runs
+Watcher = Callable[[dict[str, Any]], AbstractContextManager[object]]  # around each example
 
 
 def run_snippet(
@@ -112,21 +113,24 @@ def run_snippet(
     page: str,
     observe: Observer | None = None,
     before: Before | None = None,
+    watch: Watcher | None = None,
     update: bool = False,
     executed: list[Executed] | None = None,
 ) -> list[ExampleRun]:
     """Run every example in `namespace`; raise SnippetError at the first that disagrees.
 
     `observe` is called after each example that behaved as its transcript says, `before`
-    before each one runs; `executed` collects what each example did, for the build's own
-    check. With `update`, a different output (or error message) is not an error: the run
-    records what to store.
+    before each one runs, and `watch` gives a context each one runs in (the tracer hooks
+    autograd there); `executed` collects what each example did, for the build's own check.
+    With `update`, a different output (or error message) is not an error: the run records
+    what to store.
     """
     runs: list[ExampleRun] = []
     for example in snippet.examples:
         if before is not None:
             before(_where(snippet, example, page))
-        did = _execute(snippet.path, example, namespace)
+        with watch(namespace) if watch is not None else nullcontext():
+            did = _execute(snippet.path, example, namespace)
         if executed is not None:
             executed.append(did)
         run = check_example(snippet, example, did, page=page, update=update)
