@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from autograd_traced.drawing.backward_pass import BackwardPass, NodeRun, Watch
-from autograd_traced.drawing.player import TRANSCRIPT, player_id, render_player
+from autograd_traced.drawing.player import TIMES, TRANSCRIPT, player_id, render_player
 from autograd_traced.drawing.tracer import DrawnAt, Recorder, Step, Trace
 from autograd_traced.running.snippets import Snippet, run_snippet
 from tests.support.paths import ROOT
@@ -332,6 +332,7 @@ def test_grad_of_b_walks_only_what_b_needs_then_the_second_request_fails_at_the_
     assert failed.name == "BinaryCrossEntropyBackward0" and not failed.sent
     assert failed.error.startswith("RuntimeError: Trying to backward through the graph a second")
     assert len(second.skipped) == 5
+    assert failed.missing == ("saved self", "saved target")
 
 
 def test_where_paths_meet_the_gradients_add_up(namespace: dict[str, object]) -> None:
@@ -362,3 +363,39 @@ def runs(watch: Watch) -> tuple[NodeRun, ...]:
     walk = watch.result()
     assert walk is not None
     return walk.runs
+
+
+def test_the_walk_reads_as_a_list_of_nodes_with_the_chain_rule_in_numbers(
+    after_setup: dict[str, object],
+) -> None:
+    path = "snippets/computation_graphs/second_call_fails.pycon"
+    html = render_player(trace(path, after_setup), player_id=player_id(path), title=path)
+    assert "\n\n" not in html  # still one raw HTML block
+    walks = re.findall(r'<section class="ag-tracer__walk" id="([\w-]+)"', html)
+    assert walks == ["trace-second-call-fails-line-4-walk", "trace-second-call-fails-line-5-walk"]
+    walk = html[html.index("<section") :]
+    assert "data-search-exclude" not in walk  # the index reads the walk as text
+    assert '<a href="#trace-second-call-fails-line-4-node-1">' in html  # from the line's step
+    # Highlighted in the graph the line walks (as its line 3 left it), by the drawing's ids.
+    assert 'data-line="4" data-graph="trace-setup-line-10" data-skipped="n4 n5 n6"' in walk
+    assert 'id="trace-second-call-fails-line-4-node-2" data-node="n2" data-edges="n2-n3"' in walk
+    assert (
+        f"<li>to <strong>AddBackward0</strong>: <code>-1.0889</code> {TIMES} a(1 - a) ="
+        f" <code>-1.0889</code> {TIMES} <code>0.0750</code> = <code>-0.0817</code></li>"
+    ) in walk
+    assert "<s>SigmoidBackward0&#x27;s saved result (a = 0.9183)</s>" in walk
+    assert "<li>to <strong>MulBackward0</strong>: <code>None</code>" in walk
+    assert "(<code>w1.grad</code> stays None)" in walk
+    failing = walk[walk.index('id="trace-second-call-fails-line-5-node-1"') :]
+    assert "It needs its <s>saved self and saved target</s>" in failing
+    assert "It stops here: RuntimeError: Trying to backward through the graph" in failing
+    assert "Not run, the call stopped before them" in failing
+
+
+def test_a_leaf_written_twice_shows_the_sum(after_setup: dict[str, object]) -> None:
+    path = "snippets/pitfalls/accumulate.pycon"
+    html = render_player(trace(path, after_setup), player_id=player_id(path), title=path)
+    assert (
+        "It adds to <code>b.grad</code>: <code>-0.0817</code> + <code>-0.0817</code> ="
+        " <code>-0.1633</code>."
+    ) in html

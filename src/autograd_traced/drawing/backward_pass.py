@@ -55,6 +55,7 @@ class NodeRun:
     grad_after: str = "None"
     freed: tuple[str, ...] = ()  # saved values freed as it finished: "SigmoidBackward0's result"
     error: str = ""  # the call failed here, with this message
+    missing: tuple[str, ...] = ()  # its saved values already freed when it ran: "saved self"
 
     @property
     def title(self) -> str:
@@ -88,6 +89,7 @@ class _Run:
     grad_before: str
     factors: dict[int, tuple[str, str]]  # input slot -> (formula, value)
     untracked: str  # what its slot without a node stands for, read while still saved
+    missing: tuple[str, ...]
     sent: list[str | None] | None = None  # None: its hook never ran (the call failed here)
     grad_after: str = "None"
 
@@ -169,6 +171,7 @@ class Watch:
                     grad_after=run.grad_after,
                     freed=tuple(self._saved[key] for key in sorted(freed)),
                     error=error if run.sent is None else "",
+                    missing=run.missing,
                 )
             )
         ran = {run.index for run in self._runs}
@@ -191,7 +194,8 @@ class Watch:
         named = tensor_names(self.namespace)
         received = ", ".join("None" if g is None else format_value(g) for g in grads)
         factors, untracked = _factors(fn, named), _untracked(fn, named)
-        self._runs.append(_Run(index, received, _grad(fn), factors, untracked))
+        missing = tuple(f"saved {attr}" for attr, value in saved_tensors(fn) if value is None)
+        self._runs.append(_Run(index, received, _grad(fn), factors, untracked, missing))
 
     def _post(self, index: int, sent: Sequence[torch.Tensor | None]) -> None:
         run = next(run for run in reversed(self._runs) if run.index == index)

@@ -18,12 +18,14 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the tracer imports torch; a build without execution must not
+    from autograd_traced.drawing.backward_pass import NodeRun, Sent
     from autograd_traced.drawing.tracer import Step, Trace, Variable
 
 
 # Where the fence puts the highlighted transcript inside the player.
 TRANSCRIPT = "<!-- ag-transcript -->"
 _NAME = re.compile(r"[A-Za-z_]\w*")
+TIMES = "\N{MULTIPLICATION SIGN}"  # the chain rule's product, as the prose writes it
 
 
 def player_id(path: str) -> str:
@@ -50,6 +52,7 @@ def render_player(trace: Trace, *, player_id: str, title: str) -> str:
             '<ol class="ag-tracer__steps" data-search-exclude>',  # previews stay prose
             *(_step(step, trace, player_id, count) for step in trace.steps),
             "</ol>",
+            *(_walk(step, player_id) for step in trace.steps if step.backward is not None),
             "</div>",
         ]
     )
@@ -80,6 +83,12 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
             f"Line {step.number} printed:</p>"
             f'<div class="ag-tracer__text"><code>{_pre(step.output.rstrip())}</code></div></div>'
         )
+    if step.backward is not None:
+        count = len(step.backward.runs)
+        parts.append(
+            f'<p class="ag-tracer__walk-link"><a href="#{player_id}-line-{step.number}-node-1">'
+            f"Watch autograd walk back through {_nodes(count)}, one by one</a></p>"
+        )
     parts.append(f'<p class="ag-tracer__graph-note">{_graph_note(step, player_id)}</p>')
     drawing = trace.drawings.get(step.number)
     if drawing is not None:
@@ -87,6 +96,112 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
         parts.append(f'<figure class="ag-tracer__graph" data-search-exclude>\n{drawing}\n</figure>')
     parts.append("</li>")
     return "\n".join(parts)
+
+
+def _walk(step: Step, player_id: str) -> str:
+    """A line's walk back, node by node, as autograd ran it: a list the player steps through
+    (highlighting each node in the drawing of `backward_at`) and the index reads as text."""
+    assert step.backward is not None
+    walk, anchor = step.backward, f"{player_id}-line-{step.number}"
+    skipped = " ".join(node.node for node in walk.skipped if node.node)
+    graph = step.backward_at.anchor if step.backward_at else ""
+    parts = [
+        f'<section class="ag-tracer__walk" id="{anchor}-walk" data-line="{step.number}"'
+        f' data-graph="{graph}" data-skipped="{skipped}">',
+        f'<p class="ag-tracer__walk-title">Line {step.number}, <code>{_pre(step.source)}</code>,'
+        f" walks the graph back through {_nodes(len(walk.runs))}:</p>",
+        '<ol class="ag-tracer__nodes">',
+    ]
+    for run in walk.runs:
+        edges = " ".join(
+            f"{run.node}-{sent.node}" for sent in run.sent if sent.node and sent.value is not None
+        )
+        parts += [
+            f'<li class="ag-tracer__node{" is-error" if run.error else ""}"'
+            f' id="{anchor}-node-{run.number}" data-node="{run.node}" data-edges="{edges}">',
+            *_node_run(run, count=len(walk.runs)),
+            "</li>",
+        ]
+    parts.append("</ol>")
+    failed = any(run.error for run in walk.runs)
+    if walk.skipped:
+        why = "the call stopped before them" if failed else "this call does not need them"
+        parts.append(
+            f'<p class="ag-tracer__skipped">Not run, {why}: '
+            + "; ".join(
+                f"{_run_title(node.name, node.leaf)}"
+                + (
+                    f" (<code>{escape(node.leaf)}.grad</code> stays {escape(node.grad)})"
+                    if node.leaf
+                    else ""
+                )
+                for node in walk.skipped
+            )
+            + ".</p>"
+        )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _node_run(run: NodeRun, *, count: int) -> list[str]:
+    """What one node did, in numbers: the gradient in, the chain rule for each gradient out."""
+    received = f"<code>{escape(run.received)}</code>"
+    if run.arrived:  # where paths meet, autograd adds their gradients before the node runs
+        terms = " + ".join(
+            f"<code>{escape(value)}</code> from {escape(sender)}" for sender, value in run.arrived
+        )
+        received = f"{terms} = {received}"
+    elif run.number == 1:
+        received += " (the output's gradient with respect to itself)"
+    lines = [
+        f'<p class="ag-tracer__node-what">Node {run.number} of {count}:'
+        f" <strong>{_run_title(run.name, run.leaf)}</strong> receives {received}.</p>"
+    ]
+    if run.leaf:
+        grad = f"<code>{escape(run.leaf)}.grad</code>"
+        if run.grad_before == "None":
+            lines.append(f"<p>It writes {grad} = <code>{escape(run.grad_after)}</code>.</p>")
+        else:
+            lines.append(
+                f"<p>It adds to {grad}: <code>{escape(run.grad_before)}</code> +"
+                f" <code>{escape(run.received)}</code> = <code>{escape(run.grad_after)}</code>.</p>"
+            )
+    if run.sent:
+        lines += ['<ul class="ag-tracer__sent">', *(_sent(run, sent) for sent in run.sent), "</ul>"]
+    if run.freed:
+        freed = ", ".join(f"<s>{escape(value)}</s>" for value in run.freed)
+        lines.append(f'<p class="ag-tracer__freed">Freed as it finished: {freed}.</p>')
+    if run.error:
+        if run.missing:
+            lines.append(
+                f"<p>It needs its <s>{escape(' and '.join(run.missing))}</s>, freed by an"
+                " earlier walk back.</p>"
+            )
+        lines.append(f'<p class="ag-tracer__node-error">It stops here: {escape(run.error)}</p>')
+    return lines
+
+
+def _sent(run: NodeRun, sent: Sent) -> str:
+    to = f"to <strong>{escape(sent.to)}</strong>"
+    if sent.value is None:
+        return f"<li>{to}: <code>None</code>, it needs no gradient here</li>"
+    value = f"<code>{escape(sent.value)}</code>"
+    if not sent.factor:
+        return f"<li>{to}: {value}</li>"
+    factor = escape(sent.factor)
+    numbers = (
+        f" = <code>{escape(run.received)}</code> {TIMES} <code>{escape(sent.factor_value)}</code>"
+    )
+    shown = "" if sent.factor == sent.factor_value else numbers
+    return f"<li>{to}: <code>{escape(run.received)}</code> {TIMES} {factor}{shown} = {value}</li>"
+
+
+def _run_title(name: str, leaf: str) -> str:
+    return f"{escape(name)} of <code>{escape(leaf)}</code>" if leaf else escape(name)
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node{'s' if count != 1 else ''}"
 
 
 def _graph_note(step: Step, player_id: str) -> str:
