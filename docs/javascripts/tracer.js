@@ -4,11 +4,15 @@
  * transcript with the current line marked, what that line changed (every variable one click
  * away) and the graph. The step lives in the URL fragment (#trace-setup-line-8). Material's
  * document$ runs it again after every instant navigation.
+ *
+ * A line that ran autograd's walk back has its nodes listed after the steps (one item each, in
+ * the order they ran): opened, the same controls step through them (#trace-x-line-4-node-2),
+ * highlighting in the line's graph the node running and the edges it sends gradients along.
  */
 (() => {
   "use strict";
 
-  const STEP = /^(.+)-line-(\d+)$/;
+  const STEP = /^(.+)-line-(\d+)(?:-node-(\d+))?$/;
   // Each player's line, by page and player: Material's instant navigation swaps in a fresh
   // copy of the page when only the fragment changes, and the other players keep their line.
   const lines = new Map();
@@ -27,6 +31,7 @@
     node.append(element("span", "ag-tracer__word", text));
     node.type = "button";
     node.dataset.go = go;
+    node.dataset.word = text;
     node.setAttribute("aria-label", `${text} line`);
     for (const [arrow, where] of [
       [before, "prepend"],
@@ -67,6 +72,13 @@
     const code = root.querySelector(".highlight pre > code");
     const groups = code ? examples(code) : [];
     if (groups.length !== count) return; // not this transcript's steps: stay a list
+    // Each walk back by its line's index: its section and its nodes, in the order they ran.
+    const walks = new Map(
+      [...root.querySelectorAll(".ag-tracer__walk")].map((section) => [
+        Number(section.dataset.line) - 1,
+        { section, nodes: [...section.querySelectorAll(".ag-tracer__node")] },
+      ]),
+    );
     root.dataset.live = "on";
     root.classList.add("is-live");
 
@@ -132,9 +144,8 @@
     }
 
     // Copies, not moves: a step may show a graph drawn in another player above it.
-    function graphOf(step) {
-      const drawn =
-        step.dataset.graph && document.getElementById(step.dataset.graph);
+    function graphOf(anchor) {
+      const drawn = anchor && document.getElementById(anchor);
       const svg = drawn && drawn.querySelector(".ag-tracer__graph svg");
       if (!svg) return [];
       const copy = svg.cloneNode(true);
@@ -153,10 +164,51 @@
       code.scrollTop += box.top - code.getBoundingClientRect().top - (room ? line : 0);
     }
 
-    const said = (node) => (node ? node.textContent.trim() : "");
+    const said = (node) =>
+      node ? node.textContent.replace(/\s+/g, " ").trim() : "";
 
-    function go(index, { push = true } = {}) {
+    // The line's graph with the walk drawn on it: the node running now, the edges carrying
+    // its gradients, the nodes done before it and those the call never ran.
+    function walkedGraph(walk, at) {
+      const [svg] = graphOf(walk.section.dataset.graph);
+      if (!svg) return [];
+      const mark = (id, name) =>
+        id && svg.querySelector(`.ag-id-${id}`)?.classList.add(name);
+      for (const id of walk.section.dataset.skipped.split(" ")) mark(id, "is-skipped");
+      walk.nodes.forEach((item, i) => {
+        if (i < at) mark(item.dataset.node, "is-done");
+      });
+      const item = walk.nodes[at];
+      mark(item.dataset.node, item.classList.contains("is-error") ? "is-failed" : "is-running");
+      for (const edge of item.dataset.edges.split(" ")) mark(edge, "is-carrying");
+      return [svg];
+    }
+
+    // The program's state during a walk: as before the line, with each .grad an
+    // AccumulateGrad node wrote so far.
+    function walkState(current, walk, at) {
+      const [, shown] = state(current - 1);
+      for (const item of walk.nodes.slice(0, at + 1)) {
+        const leaf = item.dataset.leaf;
+        const entry =
+          leaf &&
+          shown
+            .map((list) => list.querySelector(`[data-name="${CSS.escape(leaf)}"]`))
+            .find(Boolean);
+        const grad =
+          entry &&
+          [...entry.children].find((cell) => cell.textContent.startsWith(".grad="));
+        if (!grad) continue;
+        grad.textContent = `.grad=${item.dataset.grad}`;
+        entry.classList.add("is-changed");
+      }
+      return shown;
+    }
+
+    function go(index, { push = true, node = -1 } = {}) {
       const current = Math.max(0, Math.min(count - 1, index));
+      const walk = walks.get(current);
+      const at = walk ? Math.min(node, walk.nodes.length - 1) : -1;
       steps.forEach((step, i) => {
         for (const node of [step, groups[i]]) {
           node.classList.toggle("is-current", i === current);
@@ -166,24 +218,63 @@
       });
       const step = steps[current];
       const changed = step.querySelector(".ag-tracer__vars").cloneNode(true);
-      nowBody.replaceChildren(
-        step.querySelector(".ag-tracer__summary").cloneNode(true),
-        changed,
-      );
       const [total, shown] = state(current);
       allSummary.textContent = `All variables (${total})`;
       allBody.replaceChildren(...shown);
-      figure.replaceChildren(
-        step.querySelector(".ag-tracer__graph-note").cloneNode(true),
-        ...graphOf(step),
-      );
-      position.textContent = `line ${current + 1} of ${count}`;
-      const ends = [
-        [first, current === 0],
-        [previous, current === 0],
-        [next, current === count - 1],
-        [last, current === count - 1],
-      ];
+      const item = at >= 0 ? walk.nodes[at] : null;
+      if (item) {
+        const back = element("button", "ag-tracer__walk-button", `Back to line ${current + 1}`);
+        back.type = "button";
+        back.dataset.go = "line";
+        const what = element("div", "ag-tracer__node");
+        what.append(...[...item.children].map((child) => child.cloneNode(true)));
+        nowBody.replaceChildren(what, back);
+        allSummary.textContent = `All variables, during the walk (${total})`;
+        allBody.replaceChildren(...walkState(current, walk, at));
+        const note = element(
+          "p",
+          "ag-tracer__graph-note",
+          `Node ${at + 1} of ${walk.nodes.length} runs (marked), sending along the marked edges.`,
+        );
+        figure.replaceChildren(note, ...walkedGraph(walk, at));
+      } else {
+        const parts = [step.querySelector(".ag-tracer__summary").cloneNode(true), changed];
+        if (walk) {
+          const open = element(
+            "button",
+            "ag-tracer__walk-button",
+            `Walk back: ${walk.nodes.length} node${walk.nodes.length === 1 ? "" : "s"} ▶`,
+          );
+          open.type = "button";
+          open.dataset.go = "walk";
+          parts.push(open);
+        }
+        nowBody.replaceChildren(...parts);
+        figure.replaceChildren(
+          step.querySelector(".ag-tracer__graph-note").cloneNode(true),
+          ...graphOf(step.dataset.graph),
+        );
+      }
+      const unit = item ? "node" : "line";
+      for (const control of [first, previous, next, last])
+        control.setAttribute("aria-label", `${control.dataset.word} ${unit}`);
+      position.textContent = item
+        ? `line ${current + 1} · node ${at + 1} of ${walk.nodes.length}`
+        : `line ${current + 1} of ${count}`;
+      const lastLine = current === count - 1;
+      const ends = item
+        ? [
+            [first, at === 0],
+            [previous, false],
+            [next, lastLine && at === walk.nodes.length - 1],
+            [last, at === walk.nodes.length - 1],
+          ]
+        : [
+            [first, current === 0],
+            [previous, current === 0],
+            [next, lastLine],
+            [last, lastLine],
+          ];
       for (const [node, end] of ends) {
         // A disabled button is no Tab stop: focus moves to the one that goes the other way.
         if (end && document.activeElement === node)
@@ -191,9 +282,15 @@
         node.disabled = end && count > 1;
       }
       root.dataset.current = current + 1;
+      root.dataset.node = at + 1;
       lines.set(place(root), current);
       reveal(groups[current]);
       if (!push) return;
+      if (item) {
+        announce.textContent = `Line ${current + 1}, ${said(item)}`;
+        history.replaceState(history.state, "", `#${item.id}`);
+        return;
+      }
       // What a sighted reader sees: the line, what it changed, what it printed or raised.
       const values = [...changed.children].map((entry) =>
         entry.classList.contains("is-removed")
@@ -214,16 +311,41 @@
     }
     root.tracerGo = go;
 
+    // Each move as [line, node]; node -1 is the line itself, 0 and up a node of its walk.
     const moves = {
-      first: () => 0,
-      previous: (i) => i - 1,
-      next: (i) => i + 1,
-      last: () => count - 1,
+      first: () => [0, -1],
+      previous: (i) => [i - 1, -1],
+      next: (i) => [i + 1, -1],
+      last: () => [count - 1, -1],
+      walk: (i) => [i, 0],
+      line: (i) => [i, -1],
+    };
+    // In a walk the same controls step through its nodes; past its last, to the next line.
+    const walkMoves = {
+      first: (i) => [i, 0],
+      previous: (i, n) => [i, n - 1],
+      next: (i, n, size) => (n + 1 < size ? [i, n + 1] : [i + 1, -1]),
+      last: (i, _, size) => [i, size - 1],
+      line: (i) => [i, -1],
     };
     const current = () => Number(root.dataset.current) - 1;
+    function move(name) {
+      const line = current();
+      const at = Number(root.dataset.node) - 1;
+      const walk = walks.get(line);
+      const [index, node] =
+        at >= 0 && walkMoves[name]
+          ? walkMoves[name](line, at, walk.nodes.length)
+          : moves[name](line);
+      go(index, { node });
+    }
     bar.addEventListener("click", (event) => {
       const target = event.target.closest("button");
-      if (target && !target.disabled) go(moves[target.dataset.go](current()));
+      if (target && !target.disabled) move(target.dataset.go);
+    });
+    nowBody.addEventListener("click", (event) => {
+      const target = event.target.closest("button[data-go]");
+      if (target) move(target.dataset.go);
     });
     code.addEventListener("click", (event) => {
       const group = event.target.closest(".ag-tracer__line");
@@ -235,20 +357,25 @@
       ArrowLeft: "previous",
       Home: "first",
       End: "last",
+      Escape: "line",
     };
-    for (const target of [code, bar]) {
+    for (const target of [code, bar, nowBody]) {
       target.addEventListener("keydown", (event) => {
-        const move = keys[event.key];
-        if (!move || event.altKey || event.ctrlKey || event.metaKey) return;
+        const name = keys[event.key];
+        if (!name || event.altKey || event.ctrlKey || event.metaKey) return;
+        if (name === "line" && root.dataset.node === "0") return; // Escape leaves a walk only
         event.preventDefault();
-        go(moves[move](current()));
+        move(name);
       });
     }
 
     const match = location.hash.slice(1).match(STEP);
     const opened = match && match[1] === root.id;
     const kept = lines.get(place(root)) ?? 0;
-    go(opened ? Number(match[2]) - 1 : kept, { push: false });
+    go(opened ? Number(match[2]) - 1 : kept, {
+      push: false,
+      node: opened && match[3] ? Number(match[3]) - 1 : -1,
+    });
     if (opened) root.scrollIntoView();
   }
 
@@ -257,7 +384,7 @@
     const match = location.hash.slice(1).match(STEP);
     const root = match && document.getElementById(match[1]);
     if (root && root.tracerGo) {
-      root.tracerGo(Number(match[2]) - 1);
+      root.tracerGo(Number(match[2]) - 1, { node: match[3] ? Number(match[3]) - 1 : -1 });
       root.scrollIntoView();
     }
   });

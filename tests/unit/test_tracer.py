@@ -388,7 +388,10 @@ def test_the_walk_reads_as_a_list_of_nodes_with_the_chain_rule_in_numbers(
     assert "(<code>w1.grad</code> stays None)" in walk
     failing = walk[walk.index('id="trace-second-call-fails-line-5-node-1"') :]
     assert "It needs its <s>saved self and saved target</s>" in failing
-    assert "It stops here: RuntimeError: Trying to backward through the graph" in failing
+    assert (
+        "It stops here: RuntimeError: Trying to backward through the graph a second time.<"
+        in failing
+    )
     assert "Not run, the call stopped before them" in failing
 
 

@@ -116,9 +116,11 @@ def _walk(step: Step, player_id: str) -> str:
         edges = " ".join(
             f"{run.node}-{sent.node}" for sent in run.sent if sent.node and sent.value is not None
         )
+        # A leaf's: the player shows the .grad it wrote in the program's state.
+        wrote = f' data-leaf="{escape(run.leaf)}" data-grad="{run.grad_after}"' if run.leaf else ""
         parts += [
             f'<li class="ag-tracer__node{" is-error" if run.error else ""}"'
-            f' id="{anchor}-node-{run.number}" data-node="{run.node}" data-edges="{edges}">',
+            f' id="{anchor}-node-{run.number}" data-node="{run.node}" data-edges="{edges}"{wrote}>',
             *_node_run(run, count=len(walk.runs)),
             "</li>",
         ]
@@ -177,7 +179,9 @@ def _node_run(run: NodeRun, *, count: int) -> list[str]:
                 f"<p>It needs its <s>{escape(' and '.join(run.missing))}</s>, freed by an"
                 " earlier walk back.</p>"
             )
-        lines.append(f'<p class="ag-tracer__node-error">It stops here: {escape(run.error)}</p>')
+        # Its first sentence: the whole message is the line's output, shown with the line.
+        first = re.sub(r"\s*\([^)]*\)", "", run.error).split(". ")[0].rstrip(".")
+        lines.append(f'<p class="ag-tracer__node-error">It stops here: {escape(first)}.</p>')
     return lines
 
 
