@@ -98,7 +98,11 @@
     const allSummary = element("summary");
     const allBody = element("div");
     all.append(allSummary, allBody);
-    now.append(nowBody, all);
+    // Opens a line's walk back; beside "All variables", as the screen has no line to spare.
+    const openWalk = element("button", "ag-tracer__walk-button ag-tracer__open-walk");
+    openWalk.type = "button";
+    openWalk.dataset.go = "walk";
+    now.append(nowBody, openWalk, all);
     const figure = element("div", "ag-tracer__fig");
     const transcript = code.closest(".highlight");
     transcript.before(bar);
@@ -164,8 +168,7 @@
       code.scrollTop += box.top - code.getBoundingClientRect().top - (room ? line : 0);
     }
 
-    const said = (node) =>
-      node ? node.textContent.replace(/\s+/g, " ").trim() : "";
+    const said = (node) => (node ? node.textContent.trim() : "");
 
     // The line's graph with the walk drawn on it: the node running now, the edges carrying
     // its gradients, the nodes done before it and those the call never ran.
@@ -238,22 +241,19 @@
         );
         figure.replaceChildren(note, ...walkedGraph(walk, at));
       } else {
-        const parts = [step.querySelector(".ag-tracer__summary").cloneNode(true), changed];
-        if (walk) {
-          const open = element(
-            "button",
-            "ag-tracer__walk-button",
-            `Walk back: ${walk.nodes.length} node${walk.nodes.length === 1 ? "" : "s"} ▶`,
-          );
-          open.type = "button";
-          open.dataset.go = "walk";
-          parts.push(open);
-        }
-        nowBody.replaceChildren(...parts);
+        nowBody.replaceChildren(
+          step.querySelector(".ag-tracer__summary").cloneNode(true),
+          changed,
+        );
         figure.replaceChildren(
           step.querySelector(".ag-tracer__graph-note").cloneNode(true),
           ...graphOf(step.dataset.graph),
         );
+      }
+      openWalk.hidden = !walk || Boolean(item);
+      if (walk) {
+        const size = walk.nodes.length;
+        openWalk.textContent = `Walk back: ${size} node${size === 1 ? "" : "s"} ▶`;
       }
       const unit = item ? "node" : "line";
       for (const control of [first, previous, next, last])
@@ -287,7 +287,7 @@
       reveal(groups[current]);
       if (!push) return;
       if (item) {
-        announce.textContent = `Line ${current + 1}, ${said(item)}`;
+        announce.textContent = `Line ${current + 1}, ${said(item).replace(/\s+/g, " ")}`;
         history.replaceState(history.state, "", `#${item.id}`);
         return;
       }
@@ -343,7 +343,7 @@
       const target = event.target.closest("button");
       if (target && !target.disabled) move(target.dataset.go);
     });
-    nowBody.addEventListener("click", (event) => {
+    now.addEventListener("click", (event) => {
       const target = event.target.closest("button[data-go]");
       if (target) move(target.dataset.go);
     });
@@ -359,7 +359,7 @@
       End: "last",
       Escape: "line",
     };
-    for (const target of [code, bar, nowBody]) {
+    for (const target of [code, bar, now]) {
       target.addEventListener("keydown", (event) => {
         const name = keys[event.key];
         if (!name || event.altKey || event.ctrlKey || event.metaKey) return;
