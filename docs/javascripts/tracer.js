@@ -98,7 +98,8 @@
     const allSummary = element("summary");
     const allBody = element("div");
     all.append(allSummary, allBody);
-    // Opens a line's walk back; beside "All variables", as the screen has no line to spare.
+    // Opens a line's walk back, and leaves it; beside "All variables", as the screen has no
+    // line to spare.
     const openWalk = element("button", "ag-tracer__walk-button ag-tracer__open-walk");
     openWalk.type = "button";
     openWalk.dataset.go = "walk";
@@ -226,17 +227,14 @@
       allBody.replaceChildren(...shown);
       const item = at >= 0 ? walk.nodes[at] : null;
       if (item) {
-        const back = element("button", "ag-tracer__walk-button", `Back to line ${current + 1}`);
-        back.type = "button";
-        back.dataset.go = "line";
         const what = element("div", "ag-tracer__node");
         what.append(...[...item.children].map((child) => child.cloneNode(true)));
-        nowBody.replaceChildren(what, back);
+        nowBody.replaceChildren(what);
         allSummary.textContent = `All variables, during the walk (${total})`;
         allBody.replaceChildren(...walkState(current, walk, at));
         const note = element(
           "p",
-          "ag-tracer__graph-note",
+          "ag-tracer__graph-note ag-tracer__walk-note",
           `Node ${at + 1} of ${walk.nodes.length} runs (marked), sending along the marked edges.`,
         );
         figure.replaceChildren(note, ...walkedGraph(walk, at));
@@ -250,10 +248,14 @@
           ...graphOf(step.dataset.graph),
         );
       }
-      openWalk.hidden = !walk || Boolean(item);
+      // One button in and out of a walk.
+      openWalk.hidden = !walk;
+      openWalk.dataset.go = item ? "line" : "walk";
       if (walk) {
         const size = walk.nodes.length;
-        openWalk.textContent = `Walk back: ${size} node${size === 1 ? "" : "s"} ▶`;
+        openWalk.textContent = item
+          ? `◀ Back to line ${current + 1}`
+          : `Walk back: ${size} node${size === 1 ? "" : "s"} ▶`;
       }
       const unit = item ? "node" : "line";
       for (const control of [first, previous, next, last])

@@ -616,3 +616,67 @@ def test_a_link_opens_a_node_of_a_walk(site_url: str, recorder: Recorder) -> Non
     skipped = player.locator(".ag-tracer__fig .is-skipped")
     assert skipped.count() == 3 and "w1 = " in " ".join(skipped.all_text_contents())
     assert not recorder.problems(), "\n".join(recorder.problems())
+
+
+WALK_PARTS_JS = """
+root => {
+  const rect = element => {
+    if (!element || !element.getClientRects().length) return null;
+    const r = element.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};
+  };
+  const line = root.querySelector('.ag-tracer__line[aria-current="step"]');
+  const code = line.closest('code').getBoundingClientRect();
+  const first = line.firstElementChild.getBoundingClientRect();
+  return {
+    top: document.querySelector('.md-header').getBoundingClientRect().bottom,
+    parts: {
+      controls: [rect(root.querySelector('.ag-tracer__bar'))],
+      // The line's first row is where the code window shows the line.
+      'current line': [first.top < code.top - 1 || first.bottom > code.bottom + 1
+        ? {...rect(line.firstElementChild), top: -1e4} : rect(line.firstElementChild)],
+      'the node': [rect(root.querySelector('.ag-tracer__now > .ag-tracer__body'))],
+      graph: [rect(root.querySelector('.ag-tracer__fig svg'))],
+      'node in the graph':
+        [rect(root.querySelector('.ag-tracer__fig :is(.is-running, .is-failed)'))],
+    },
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("size", ONE_SCREEN_VIEWS, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
+def test_one_screen_in_a_walk(
+    site_url: str, browser: Browser, article: Path, size: tuple[int, int]
+) -> None:
+    """At each node of each walk back, without scrolling: the controls, the line, what the node
+    did and the graph with the node marked."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(site_url + _url(article), wait_until="networkidle")
+    problems = []
+    for anchor, runs in expected_walks(article).items():
+        pid, line = anchor.rsplit("-line-", 1)
+        player = page.locator(f"#{pid}")
+        player.evaluate("root => root.scrollIntoView({block: 'start'})")
+        player.evaluate(f"root => root.tracerGo({int(line) - 1}, {{node: 0}})")
+        for number in range(1, len(runs) + 1):
+            if number > 1:
+                player.get_by_role("button", name="Next node", exact=True).click()
+            check_node(player, int(line), runs, number)
+            shown = player.evaluate(WALK_PARTS_JS)
+            for name, rects in shown["parts"].items():
+                for rect in rects:
+                    if rect is None or (
+                        rect["top"] < shown["top"] - 1
+                        or rect["bottom"] > height + 1
+                        or rect["left"] < -1
+                        or rect["right"] > width + 1
+                    ):
+                        problems.append(f"{anchor} node {number}: {name}: {rect}")
+    context.close()
+    assert not problems, f"{len(problems)} parts off screen at {width}x{height}:\n" + "\n".join(
+        problems
+    )

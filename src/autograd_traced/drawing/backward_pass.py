@@ -53,7 +53,7 @@ class NodeRun:
     leaf: str = ""  # ACCUMULATE: the leaf whose .grad it writes
     grad_before: str = "None"  # ACCUMULATE: that .grad before and after it ran
     grad_after: str = "None"
-    freed: tuple[str, ...] = ()  # saved values freed as it finished: "SigmoidBackward0's result"
+    freed: tuple[str, ...] = ()  # its saved values freed as it finished: "saved result (a = …)"
     error: str = ""  # the call failed here, with this message
     missing: tuple[str, ...] = ()  # its saved values already freed when it ran: "saved self"
 
@@ -215,7 +215,7 @@ class Watch:
                     name = name_of(tensor, named)
                     value = format_value(tensor)
                     who = f" ({name} = {value})" if name else f" = {value}"
-                    self._saved[index, attr] = f"{fn.name()}'s saved {attr}{who}"
+                    self._saved[index, attr] = f"saved {attr}{who}"  # the node's own
         return held
 
 

@@ -153,8 +153,6 @@ def _node_run(run: NodeRun, *, count: int) -> list[str]:
             f"<code>{escape(value)}</code> from {escape(sender)}" for sender, value in run.arrived
         )
         received = f"{terms} = {received}"
-    elif run.number == 1:
-        received += " (the output's gradient with respect to itself)"
     lines = [
         f'<p class="ag-tracer__node-what">Node {run.number} of {count}:'
         f" <strong>{_run_title(run.name, run.leaf)}</strong> receives {received}.</p>"
@@ -172,7 +170,7 @@ def _node_run(run: NodeRun, *, count: int) -> list[str]:
         lines += ['<ul class="ag-tracer__sent">', *(_sent(run, sent) for sent in run.sent), "</ul>"]
     if run.freed:
         freed = ", ".join(f"<s>{escape(value)}</s>" for value in run.freed)
-        lines.append(f'<p class="ag-tracer__freed">Freed as it finished: {freed}.</p>')
+        lines.append(f'<p class="ag-tracer__freed">Freed as it finished: its {freed}.</p>')
     if run.error:
         if run.missing:
             lines.append(
