@@ -266,6 +266,7 @@ def test_backward_runs_every_node_in_order_with_its_gradients(
     ]
     bce, sigmoid, add, write_b, mul, write_w1 = walk.runs
     assert (bce.received, sent(bce)) == ("1.0000", [("SigmoidBackward0", "-1.0889"), ("y", None)])
+    assert (bce.sent[0].factor, bce.sent[0].factor_value) == ("(a - y) / (a(1 - a))", "-1.0889")
     assert sent(sigmoid) == [("AddBackward0", "-0.0817")]
     assert (sigmoid.sent[0].factor, sigmoid.sent[0].factor_value) == ("a(1 - a)", "0.0750")
     assert sent(add) == [("MulBackward0", "-0.0817"), ("b", "-0.0817")]
