@@ -4,10 +4,7 @@
  * transcript with the current line marked, what that line changed (every variable one click
  * away) and the graph. The step lives in the URL fragment (#trace-setup-line-8). Material's
  * document$ runs it again after every instant navigation.
- *
- * A line that ran autograd's walk back has its nodes listed after the steps (one item each, in
- * the order they ran): opened, the same controls step through them (#trace-x-line-4-node-2),
- * highlighting in the line's graph the node running and the edges it sends gradients along.
+ * A line's walk back (its nodes, after the steps) opens to the same controls: #...-line-4-node-2.
  */
 (() => {
   "use strict";
@@ -72,7 +69,6 @@
     const code = root.querySelector(".highlight pre > code");
     const groups = code ? examples(code) : [];
     if (groups.length !== count) return; // not this transcript's steps: stay a list
-    // Each walk back by its line's index: its section and its nodes, in the order they ran.
     const walks = new Map(
       [...root.querySelectorAll(".ag-tracer__walk")].map((section) => [
         Number(section.dataset.line) - 1,
@@ -98,11 +94,9 @@
     const allSummary = element("summary");
     const allBody = element("div");
     all.append(allSummary, allBody);
-    // Opens a line's walk back, and leaves it; beside "All variables", as the screen has no
-    // line to spare.
-    const openWalk = element("button", "ag-tracer__walk-button ag-tracer__open-walk");
+    // In and out of a walk; beside "All variables": a phone has no line to spare.
+    const openWalk = element("button", "ag-tracer__open-walk");
     openWalk.type = "button";
-    openWalk.dataset.go = "walk";
     now.append(nowBody, openWalk, all);
     const figure = element("div", "ag-tracer__fig");
     const transcript = code.closest(".highlight");
@@ -171,42 +165,22 @@
 
     const said = (node) => (node ? node.textContent.trim() : "");
 
-    // The line's graph with the walk drawn on it: the node running now, the edges carrying
-    // its gradients, the nodes done before it and those the call never ran.
+    // The walk on the line's graph: the node running, the edges carrying its gradients, the
+    // nodes done, those never run, and each .grad written so far.
     function walkedGraph(walk, at) {
       const [svg] = graphOf(walk.section.dataset.graph);
-      if (!svg) return [];
-      const mark = (id, name) =>
-        id && svg.querySelector(`.ag-id-${id}`)?.classList.add(name);
+      const mark = (id, name) => id && svg?.querySelector(`.${id}`)?.classList.add(name);
       for (const id of walk.section.dataset.skipped.split(" ")) mark(id, "is-skipped");
       walk.nodes.forEach((item, i) => {
         if (i < at) mark(item.dataset.node, "is-done");
+        const texts = i <= at && item.dataset.leaf ? svg?.querySelectorAll(`.${item.dataset.node} text`) : [];
+        for (const text of texts)
+          if (text.textContent.startsWith(".grad = ")) text.textContent = `.grad = ${item.dataset.grad}`;
       });
       const item = walk.nodes[at];
       mark(item.dataset.node, item.classList.contains("is-error") ? "is-failed" : "is-running");
       for (const edge of item.dataset.edges.split(" ")) mark(edge, "is-carrying");
-      return [svg];
-    }
-
-    // The program's state during a walk: as before the line, with each .grad an
-    // AccumulateGrad node wrote so far.
-    function walkState(current, walk, at) {
-      const [, shown] = state(current - 1);
-      for (const item of walk.nodes.slice(0, at + 1)) {
-        const leaf = item.dataset.leaf;
-        const entry =
-          leaf &&
-          shown
-            .map((list) => list.querySelector(`[data-name="${CSS.escape(leaf)}"]`))
-            .find(Boolean);
-        const grad =
-          entry &&
-          [...entry.children].find((cell) => cell.textContent.startsWith(".grad="));
-        if (!grad) continue;
-        grad.textContent = `.grad=${item.dataset.grad}`;
-        entry.classList.add("is-changed");
-      }
-      return shown;
+      return svg ? [svg] : [];
     }
 
     function go(index, { push = true, node = -1 } = {}) {
@@ -230,14 +204,10 @@
         const what = element("div", "ag-tracer__node");
         what.append(...[...item.children].map((child) => child.cloneNode(true)));
         nowBody.replaceChildren(what);
-        allSummary.textContent = `All variables, during the walk (${total})`;
-        allBody.replaceChildren(...walkState(current, walk, at));
-        const note = element(
-          "p",
-          "ag-tracer__graph-note ag-tracer__walk-note",
-          `Node ${at + 1} of ${walk.nodes.length} runs (marked), sending along the marked edges.`,
-        );
-        figure.replaceChildren(note, ...walkedGraph(walk, at));
+        const [before, held] = state(current - 1);
+        allSummary.textContent = `All variables, before this line (${before})`;
+        allBody.replaceChildren(...held);
+        figure.replaceChildren(...walkedGraph(walk, at));
       } else {
         nowBody.replaceChildren(
           step.querySelector(".ag-tracer__summary").cloneNode(true),
@@ -248,7 +218,6 @@
           ...graphOf(step.dataset.graph),
         );
       }
-      // One button in and out of a walk.
       openWalk.hidden = !walk;
       openWalk.dataset.go = item ? "line" : "walk";
       if (walk) {
@@ -257,9 +226,8 @@
           ? `◀ Back to line ${current + 1}`
           : `Walk back: ${size} node${size === 1 ? "" : "s"} ▶`;
       }
-      const unit = item ? "node" : "line";
       for (const control of [first, previous, next, last])
-        control.setAttribute("aria-label", `${control.dataset.word} ${unit}`);
+        control.setAttribute("aria-label", `${control.dataset.word} ${item ? "node" : "line"}`);
       position.textContent = item
         ? `line ${current + 1} · node ${at + 1} of ${walk.nodes.length}`
         : `line ${current + 1} of ${count}`;
@@ -313,32 +281,18 @@
     }
     root.tracerGo = go;
 
-    // Each move as [line, node]; node -1 is the line itself, 0 and up a node of its walk.
-    const moves = {
-      first: () => [0, -1],
-      previous: (i) => [i - 1, -1],
-      next: (i) => [i + 1, -1],
-      last: () => [count - 1, -1],
-      walk: (i) => [i, 0],
-      line: (i) => [i, -1],
-    };
-    // In a walk the same controls step through its nodes; past its last, to the next line.
-    const walkMoves = {
-      first: (i) => [i, 0],
-      previous: (i, n) => [i, n - 1],
-      next: (i, n, size) => (n + 1 < size ? [i, n + 1] : [i + 1, -1]),
-      last: (i, _, size) => [i, size - 1],
-      line: (i) => [i, -1],
-    };
     const current = () => Number(root.dataset.current) - 1;
+    // A move goes to [line, node]: node -1 is the line itself. In a walk the same controls step
+    // through its nodes, and past its last to the next line.
     function move(name) {
-      const line = current();
-      const at = Number(root.dataset.node) - 1;
-      const walk = walks.get(line);
-      const [index, node] =
-        at >= 0 && walkMoves[name]
-          ? walkMoves[name](line, at, walk.nodes.length)
-          : moves[name](line);
+      const i = current();
+      const n = Number(root.dataset.node) - 1;
+      const size = walks.get(i)?.nodes.length;
+      const [index, node] = (
+        n < 0
+          ? { first: [0, -1], previous: [i - 1, -1], next: [i + 1, -1], last: [count - 1, -1] }
+          : { first: [i, 0], previous: [i, n - 1], next: n + 1 < size ? [i, n + 1] : [i + 1, -1], last: [i, size - 1] }
+      )[name] ?? (name === "walk" ? [i, 0] : [i, -1]);
       go(index, { node });
     }
     bar.addEventListener("click", (event) => {

@@ -26,7 +26,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta
 
-from autograd_traced.build import incremental, provenance
+from autograd_traced.build import assets, incremental, provenance
 from autograd_traced.build.failures import report_to_writer
 from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.fences.superfences import FenceShow, error_block
@@ -230,6 +230,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         log.debug(self.stages.record())
         takeaways.write(config.site_dir, self.downloads)
         self.downloads.clear()
+        assets.write_compact(config.site_dir)
         index = Path(config.site_dir) / "search" / "search_index.json"
         try:
             # Under serve --dirty the search plugin merged the index wrongly: made again whole.

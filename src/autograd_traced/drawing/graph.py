@@ -321,7 +321,7 @@ def _node_dot(node: Node, *, grads: bool, ids: bool) -> str:
         label = f"<B>{_html(node.label)} = {_html(node.value)}</B>"
         attrs = 'class="ag-output", shape=oval, penwidth=2'
     if ids:  # the player finds a node by it (Graphviz keeps classes, ids are dropped)
-        attrs = attrs.replace('class="ag-', f'class="ag-id-{node.id} ag-', 1)
+        attrs = attrs.replace('class="ag-', f'class="{node.id} ag-', 1)
     return f"  {node.id} [{attrs}, label=<{label}>];"
 
 
@@ -341,7 +341,7 @@ def to_dot(
     `grads` adds each leaf's `.grad`; `column` puts every node on a rank of its own, in walk
     order, so the drawing is one node wide and stays legible when scaled to a phone's width;
     `compact` packs ranks and nodes tighter; `ids` names each node and each edge in its
-    classes (`ag-id-n2`, `ag-id-n2-n3`), for a script that highlights them.
+    classes (`n2`, `n2-n3`), for a script that highlights them.
     """
     if direction not in ("forward", "backward"):
         raise ValueError(f"direction must be 'forward' or 'backward', not {direction!r}")
@@ -359,7 +359,7 @@ def to_dot(
     for edge in graph.edges:
         source, target = (edge.target, edge.source) if forward else (edge.source, edge.target)
         if edge.kind == "next":
-            named = f"ag-id-{edge.source}-{edge.target} " if ids else ""
+            named = f"{edge.source}-{edge.target} " if ids else ""
             lines.append(f'  {source} -> {target} [class="{named}ag-next"];')
         else:
             # No arrowhead going backward: no gradient flows into an untracked input.

@@ -100,7 +100,8 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
 
 def _walk(step: Step, player_id: str) -> str:
     """A line's walk back, node by node, as autograd ran it: a list the player steps through
-    (highlighting each node in the drawing of `backward_at`) and the index reads as text."""
+    (highlighting each node in the drawing of `backward_at`). Pages weigh close to their
+    budget, and the search index is every page's: it gets the nodes in order, not the numbers."""
     assert step.backward is not None
     walk, anchor = step.backward, f"{player_id}-line-{step.number}"
     skipped = " ".join(node.node for node in walk.skipped if node.node)
@@ -108,9 +109,12 @@ def _walk(step: Step, player_id: str) -> str:
     parts = [
         f'<section class="ag-tracer__walk" id="{anchor}-walk" data-line="{step.number}"'
         f' data-graph="{graph}" data-skipped="{skipped}">',
-        f'<p class="ag-tracer__walk-title">Line {step.number}, <code>{_pre(step.source)}</code>,'
-        f" walks the graph back through {_nodes(len(walk.runs))}:</p>",
-        '<ol class="ag-tracer__nodes">',
+        f'<p class="ag-tracer__walk-title">Line {step.number},'
+        f" <code>{_pre(step.source.split('  #')[0])}</code>, walks back through"
+        f" {_nodes(len(walk.runs))}: "
+        + ", ".join(_run_title(run.name, run.leaf) for run in walk.runs)
+        + ".</p>",
+        '<ol class="ag-tracer__nodes" data-search-exclude>',
     ]
     for run in walk.runs:
         edges = " ".join(
@@ -129,14 +133,10 @@ def _walk(step: Step, player_id: str) -> str:
     if walk.skipped:
         why = "the call stopped before them" if failed else "this call does not need them"
         parts.append(
-            f'<p class="ag-tracer__skipped">Not run, {why}: '
+            f'<p class="ag-tracer__skipped" data-search-exclude>Not run, {why}: '
             + "; ".join(
                 f"{_run_title(node.name, node.leaf)}"
-                + (
-                    f" (<code>{escape(node.leaf)}.grad</code> stays {escape(node.grad)})"
-                    if node.leaf
-                    else ""
-                )
+                + (f" ({escape(node.leaf)}.grad stays {escape(node.grad)})" if node.leaf else "")
                 for node in walk.skipped
             )
             + ".</p>"
@@ -147,30 +147,28 @@ def _walk(step: Step, player_id: str) -> str:
 
 def _node_run(run: NodeRun, *, count: int) -> list[str]:
     """What one node did, in numbers: the gradient in, the chain rule for each gradient out."""
-    received = f"<code>{escape(run.received)}</code>"
+    received = escape(run.received)
     if run.arrived:  # where paths meet, autograd adds their gradients before the node runs
         terms = " + ".join(
-            f"<code>{escape(value)}</code> from {escape(sender)}" for sender, value in run.arrived
+            f"{escape(value)} from {escape(sender)}" for sender, value in run.arrived
         )
         received = f"{terms} = {received}"
     lines = [
-        f'<p class="ag-tracer__node-what">Node {run.number} of {count}:'
-        f" <strong>{_run_title(run.name, run.leaf)}</strong> receives {received}.</p>"
+        f"<p>Node {run.number} of {count}: <b>{_run_title(run.name, run.leaf)}</b> receives"
+        f" {received}.</p>"
     ]
     if run.leaf:
         grad = f"<code>{escape(run.leaf)}.grad</code>"
+        before, after = escape(run.grad_before), escape(run.grad_after)
         if run.grad_before == "None":
-            lines.append(f"<p>It writes {grad} = <code>{escape(run.grad_after)}</code>.</p>")
+            lines.append(f"<p>It writes {grad} = {after}.</p>")
         else:
-            lines.append(
-                f"<p>It adds to {grad}: <code>{escape(run.grad_before)}</code> +"
-                f" <code>{escape(run.received)}</code> = <code>{escape(run.grad_after)}</code>.</p>"
-            )
+            lines.append(f"<p>It adds to {grad}: {before} + {received} = {after}.</p>")
     if run.sent:
-        lines += ['<ul class="ag-tracer__sent">', *(_sent(run, sent) for sent in run.sent), "</ul>"]
+        lines += ["<ul>", *(_sent(run, sent) for sent in run.sent), "</ul>"]
     if run.freed:
         freed = ", ".join(f"<s>{escape(value)}</s>" for value in run.freed)
-        lines.append(f'<p class="ag-tracer__freed">Freed as it finished: its {freed}.</p>')
+        lines.append(f"<p>Freed as it finished: its {freed}.</p>")
     if run.error:
         if run.missing:
             lines.append(
@@ -184,18 +182,15 @@ def _node_run(run: NodeRun, *, count: int) -> list[str]:
 
 
 def _sent(run: NodeRun, sent: Sent) -> str:
-    to = f"to <strong>{escape(sent.to)}</strong>"
+    to = f"to <b>{escape(sent.to)}</b>"
     if sent.value is None:
-        return f"<li>{to}: <code>None</code>, it needs no gradient here</li>"
-    value = f"<code>{escape(sent.value)}</code>"
+        return f"<li>{to}: None, it needs no gradient here</li>"
+    value, received = escape(sent.value), escape(run.received)
     if not sent.factor:
         return f"<li>{to}: {value}</li>"
-    factor = escape(sent.factor)
-    numbers = (
-        f" = <code>{escape(run.received)}</code> {TIMES} <code>{escape(sent.factor_value)}</code>"
-    )
+    numbers = f" = {received} {TIMES} {escape(sent.factor_value)}"
     shown = "" if sent.factor == sent.factor_value else numbers
-    return f"<li>{to}: <code>{escape(run.received)}</code> {TIMES} {factor}{shown} = {value}</li>"
+    return f"<li>{to}: {received} {TIMES} {escape(sent.factor)}{shown} = {value}</li>"
 
 
 def _run_title(name: str, leaf: str) -> str:
