@@ -4,11 +4,12 @@
  * transcript with the current line marked, what that line changed (every variable one click
  * away) and the graph. The step lives in the URL fragment (#trace-setup-line-8). Material's
  * document$ runs it again after every instant navigation.
+ * A line's walk back (its nodes, after the steps) opens to the same controls: #...-line-4-node-2.
  */
 (() => {
   "use strict";
 
-  const STEP = /^(.+)-line-(\d+)$/;
+  const STEP = /^(.+)-line-(\d+)(?:-node-(\d+))?$/;
   // Each player's line, by page and player: Material's instant navigation swaps in a fresh
   // copy of the page when only the fragment changes, and the other players keep their line.
   const lines = new Map();
@@ -27,6 +28,7 @@
     node.append(element("span", "ag-tracer__word", text));
     node.type = "button";
     node.dataset.go = go;
+    node.dataset.word = text;
     node.setAttribute("aria-label", `${text} line`);
     for (const [arrow, where] of [
       [before, "prepend"],
@@ -68,6 +70,12 @@
     const code = root.querySelector(".highlight pre > code");
     const groups = code ? examples(code) : [];
     if (groups.length !== count) return; // not this transcript's steps: stay a list
+    const walks = new Map(
+      [...root.querySelectorAll(".ag-tracer__walk")].map((section) => [
+        Number(section.dataset.line) - 1,
+        { section, nodes: [...section.querySelectorAll(".ag-tracer__node")] },
+      ]),
+    );
     root.dataset.live = "on";
     root.classList.add("is-live");
 
@@ -87,7 +95,10 @@
     const allSummary = element("summary");
     const allBody = element("div");
     all.append(allSummary, allBody);
-    now.append(nowBody, all);
+    // In and out of a walk; beside "All variables": a phone has no line to spare.
+    const openWalk = element("button", "ag-tracer__open-walk");
+    openWalk.type = "button";
+    now.append(nowBody, openWalk, all);
     const figure = element("div", "ag-tracer__fig");
     const transcript = code.closest(".highlight");
     transcript.before(bar);
@@ -132,24 +143,23 @@
       return [used.children.length, shown];
     }
 
-    const drawingOf = (step) => {
-      const drawn =
-        step.dataset.graph && document.getElementById(step.dataset.graph);
+    const drawingOf = (anchor) => {
+      const drawn = anchor && document.getElementById(anchor);
       return drawn && drawn.querySelector(".ag-tracer__graph svg");
     };
     // The graph's column: as wide as the widest graph, at every step; the code gets the rest.
     const widest = Math.max(
       0,
       ...steps.map((step) => {
-        const svg = drawingOf(step);
+        const svg = drawingOf(step.dataset.graph);
         return svg ? svg.viewBox.baseVal.width : 0;
       }),
     );
     root.style.setProperty("--ag-graph-width", `${widest}px`);
 
     // Copies, not moves: a step may show a graph drawn in another player above it.
-    function graphOf(step) {
-      const svg = drawingOf(step);
+    function graphOf(anchor) {
+      const svg = drawingOf(anchor);
       if (!svg) return [];
       const copy = svg.cloneNode(true);
       // One unit a pixel at every step: the text keeps its size, its smallest at 11 px.
@@ -169,8 +179,28 @@
 
     const said = (node) => (node ? node.textContent.trim() : "");
 
-    function go(index, { push = true } = {}) {
+    // The walk on the line's graph: the node running, the edges carrying its gradients, the
+    // nodes done, those never run, and each .grad written so far.
+    function walkedGraph(walk, at) {
+      const [svg] = graphOf(walk.section.dataset.graph);
+      const mark = (id, name) => id && svg?.querySelector(`.${id}`)?.classList.add(name);
+      for (const id of walk.section.dataset.skipped.split(" ")) mark(id, "is-skipped");
+      walk.nodes.forEach((item, i) => {
+        if (i < at) mark(item.dataset.node, "is-done");
+        const texts = i <= at && item.dataset.leaf ? svg?.querySelectorAll(`.${item.dataset.node} text`) : [];
+        for (const text of texts)
+          if (text.textContent.startsWith(".grad = ")) text.textContent = `.grad = ${item.dataset.grad}`;
+      });
+      const item = walk.nodes[at];
+      mark(item.dataset.node, item.classList.contains("is-error") ? "is-failed" : "is-running");
+      for (const edge of item.dataset.edges.split(" ")) mark(edge, "is-carrying");
+      return svg ? [svg] : [];
+    }
+
+    function go(index, { push = true, node = -1 } = {}) {
       const current = Math.max(0, Math.min(count - 1, index));
+      const walk = walks.get(current);
+      const at = walk ? Math.min(node, walk.nodes.length - 1) : -1;
       steps.forEach((step, i) => {
         for (const node of [step, groups[i]]) {
           node.classList.toggle("is-current", i === current);
@@ -180,24 +210,55 @@
       });
       const step = steps[current];
       const changed = step.querySelector(".ag-tracer__vars").cloneNode(true);
-      nowBody.replaceChildren(
-        step.querySelector(".ag-tracer__summary").cloneNode(true),
-        changed,
-      );
       const [total, shown] = state(current);
       allSummary.textContent = `All variables (${total})`;
       allBody.replaceChildren(...shown);
-      figure.replaceChildren(
-        step.querySelector(".ag-tracer__graph-note").cloneNode(true),
-        ...graphOf(step),
-      );
-      position.textContent = `line ${current + 1} of ${count}`;
-      const ends = [
-        [first, current === 0],
-        [previous, current === 0],
-        [next, current === count - 1],
-        [last, current === count - 1],
-      ];
+      const item = at >= 0 ? walk.nodes[at] : null;
+      if (item) {
+        const what = element("div", "ag-tracer__node");
+        what.append(...[...item.children].map((child) => child.cloneNode(true)));
+        nowBody.replaceChildren(what);
+        const [before, held] = state(current - 1);
+        allSummary.textContent = `All variables, before this line (${before})`;
+        allBody.replaceChildren(...held);
+        figure.replaceChildren(...walkedGraph(walk, at));
+      } else {
+        nowBody.replaceChildren(
+          step.querySelector(".ag-tracer__summary").cloneNode(true),
+          changed,
+        );
+        figure.replaceChildren(
+          step.querySelector(".ag-tracer__graph-note").cloneNode(true),
+          ...graphOf(step.dataset.graph),
+        );
+      }
+      openWalk.hidden = !walk;
+      openWalk.dataset.go = item ? "line" : "walk";
+      if (walk) {
+        const size = walk.nodes.length;
+        openWalk.textContent = item
+          ? `◀ Back to line ${current + 1}`
+          : `Walk back: ${size} node${size === 1 ? "" : "s"} ▶`;
+      }
+      for (const control of [first, previous, next, last])
+        control.setAttribute("aria-label", `${control.dataset.word} ${item ? "node" : "line"}`);
+      position.textContent = item
+        ? `line ${current + 1} · node ${at + 1} of ${walk.nodes.length}`
+        : `line ${current + 1} of ${count}`;
+      const lastLine = current === count - 1;
+      const ends = item
+        ? [
+            [first, at === 0],
+            [previous, false],
+            [next, lastLine && at === walk.nodes.length - 1],
+            [last, at === walk.nodes.length - 1],
+          ]
+        : [
+            [first, current === 0],
+            [previous, current === 0],
+            [next, lastLine],
+            [last, lastLine],
+          ];
       for (const [node, end] of ends) {
         // A disabled button is no Tab stop: focus moves to the one that goes the other way.
         if (end && document.activeElement === node)
@@ -205,9 +266,15 @@
         node.disabled = end && count > 1;
       }
       root.dataset.current = current + 1;
+      root.dataset.node = at + 1;
       lines.set(place(root), current);
       reveal(groups[current]);
       if (!push) return;
+      if (item) {
+        announce.textContent = `Line ${current + 1}, ${said(item).replace(/\s+/g, " ")}`;
+        history.replaceState(history.state, "", `#${item.id}`);
+        return;
+      }
       // What a sighted reader sees: the line, what it changed, what it printed or raised.
       const values = [...changed.children].map((entry) =>
         entry.classList.contains("is-removed")
@@ -228,28 +295,39 @@
     }
     root.tracerGo = go;
 
-    // On paper, where the program ends: the last line; then back to the reader's line.
+    const current = () => Number(root.dataset.current) - 1;
+    // On paper, where the program ends: the last line; then back to the reader's line or node.
     let beforePrint = null;
     root.tracerPrint = (printing) => {
       if (printing) {
-        beforePrint = current();
+        beforePrint = [current(), Number(root.dataset.node) - 1];
         go(count - 1, { push: false });
       } else if (beforePrint !== null) {
-        go(beforePrint, { push: false });
+        go(beforePrint[0], { push: false, node: beforePrint[1] });
         beforePrint = null;
       }
     };
 
-    const moves = {
-      first: () => 0,
-      previous: (i) => i - 1,
-      next: (i) => i + 1,
-      last: () => count - 1,
-    };
-    const current = () => Number(root.dataset.current) - 1;
+    // A move goes to [line, node]: node -1 is the line itself. In a walk the same controls step
+    // through its nodes, and past its last to the next line.
+    function move(name) {
+      const i = current();
+      const n = Number(root.dataset.node) - 1;
+      const size = walks.get(i)?.nodes.length;
+      const [index, node] = (
+        n < 0
+          ? { first: [0, -1], previous: [i - 1, -1], next: [i + 1, -1], last: [count - 1, -1] }
+          : { first: [i, 0], previous: [i, n - 1], next: n + 1 < size ? [i, n + 1] : [i + 1, -1], last: [i, size - 1] }
+      )[name] ?? (name === "walk" ? [i, 0] : [i, -1]);
+      go(index, { node });
+    }
     bar.addEventListener("click", (event) => {
       const target = event.target.closest("button");
-      if (target && !target.disabled) go(moves[target.dataset.go](current()));
+      if (target && !target.disabled) move(target.dataset.go);
+    });
+    now.addEventListener("click", (event) => {
+      const target = event.target.closest("button[data-go]");
+      if (target) move(target.dataset.go);
     });
     code.addEventListener("click", (event) => {
       const group = event.target.closest(".ag-tracer__line");
@@ -261,20 +339,25 @@
       ArrowLeft: "previous",
       Home: "first",
       End: "last",
+      Escape: "line",
     };
-    for (const target of [code, bar]) {
+    for (const target of [code, bar, now]) {
       target.addEventListener("keydown", (event) => {
-        const move = keys[event.key];
-        if (!move || event.altKey || event.ctrlKey || event.metaKey) return;
+        const name = keys[event.key];
+        if (!name || event.altKey || event.ctrlKey || event.metaKey) return;
+        if (name === "line" && root.dataset.node === "0") return; // Escape leaves a walk only
         event.preventDefault();
-        go(moves[move](current()));
+        move(name);
       });
     }
 
     const match = location.hash.slice(1).match(STEP);
     const opened = match && match[1] === root.id;
     const kept = lines.get(place(root)) ?? 0;
-    go(opened ? Number(match[2]) - 1 : kept, { push: false });
+    go(opened ? Number(match[2]) - 1 : kept, {
+      push: false,
+      node: opened && match[3] ? Number(match[3]) - 1 : -1,
+    });
     if (opened) root.scrollIntoView();
   }
 
@@ -283,7 +366,7 @@
     const match = location.hash.slice(1).match(STEP);
     const root = match && document.getElementById(match[1]);
     if (root && root.tracerGo) {
-      root.tracerGo(Number(match[2]) - 1);
+      root.tracerGo(Number(match[2]) - 1, { node: match[3] ? Number(match[3]) - 1 : -1 });
       root.scrollIntoView();
     }
   });

@@ -294,7 +294,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         log.debug(self.stages.record())
         takeaways.write(config.site_dir, self.downloads)
         self.downloads.clear()
-        assets.strip_own_assets(Path(config.site_dir))
+        assets.write_compact(config.site_dir)
         index = Path(config.site_dir) / "search" / "search_index.json"
         try:
             # Under serve --dirty the search plugin merged the index wrongly: made again whole.

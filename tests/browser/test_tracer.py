@@ -21,8 +21,9 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 
+from autograd_traced.drawing.backward_pass import Watch
 from autograd_traced.drawing.graph import format_value
-from autograd_traced.drawing.player import player_id
+from autograd_traced.drawing.player import TIMES, player_id
 from autograd_traced.fences.grammar import executable_fences
 from autograd_traced.running import fork_server
 from autograd_traced.running.snippets import ExampleRun, Snippet, run_snippet
@@ -463,6 +464,215 @@ def test_one_screen(site_url: str, browser: Browser, article: Path, size: tuple[
             player.get_by_role("button", name=name, exact=True).click()
             check_step(player, steps, number)
             problems += [f"{pid} line {number}: {p}" for p in off_screen(player, width, height)]
+    context.close()
+    assert not problems, f"{len(problems)} parts off screen at {width}x{height}:\n" + "\n".join(
+        problems
+    )
+
+
+# The walk back (issue 19): a line that ran autograd's nodes opens into them, one per step.
+def record_walks(page: Path, **_: object) -> dict[str, list[dict[str, Any]]]:
+    """Each walk back of the page's traced lines, as autograd's own hooks report it here:
+    `{player-id}-line-{n}` -> its node runs, in the order they ran."""
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    walks: dict[str, list[dict[str, Any]]] = {}
+    for fence in executable_fences(page.read_text()):
+        if fence.language != "pycon":
+            continue
+        path, watches = fence.options["file"], []
+
+        def watch(names: dict[str, Any], watches: list[Watch] = watches) -> Watch:
+            watches.append(Watch(names, None))
+            return watches[-1]
+
+        source = (page.parents[1] / path).read_text(encoding="utf-8")
+        run_snippet(
+            Snippet.parse(path, source, page=page.name), namespace, page=page.name, watch=watch
+        )
+        for number, watched in enumerate(watches, start=1):
+            walk = watched.result(error="raised")
+            if walk is not None and fence.options.get("trace") == "on":
+                walks[f"{player_id(path)}-line-{number}"] = [asdict(run) for run in walk.runs]
+    return walks
+
+
+@cache
+def expected_walks(page: Path) -> dict[str, list[dict[str, Any]]]:
+    return fork_server.shared().call(record_walks, page)  # type: ignore[no-any-return]
+
+
+WALK_JS = """
+root => {
+  const running = root.querySelector('.ag-tracer__fig :is(.is-running, .is-failed)');
+  return {
+    position: root.querySelector('.ag-tracer__position').textContent,
+    node: root.dataset.node,
+    running: running ? running.textContent : null,
+    failed: running ? running.classList.contains('is-failed') : null,
+    carrying: root.querySelectorAll('.ag-tracer__fig .is-carrying').length,
+    now: root.querySelector('.ag-tracer__now > .ag-tracer__body').textContent,
+    announced: root.querySelector('[aria-live="polite"]').textContent,
+  };
+}
+"""
+
+
+def check_node(
+    player: Locator, line: int, runs: list[dict[str, Any]], number: int, *, said: bool = True
+) -> None:
+    """The player shows node `number` of line `line`'s walk as autograd ran it (and, once a
+    reader moved to it, says so in the live region)."""
+    pid, run = player.get_attribute("id"), runs[number - 1]
+    where = f"{pid} line {line} node {number}"
+    with suppress(PlaywrightError):  # a fragment change is handled after `hashchange`
+        player.locator(f'[data-node="{number}"]').page.wait_for_function(
+            f"() => document.getElementById('{pid}').dataset.node === '{number}'", timeout=2_000
+        )
+    shown: dict[str, Any] = player.evaluate(WALK_JS)
+    assert shown["position"] == f"line {line} · node {number} of {len(runs)}", where
+    # The drawing marks this node: an op by its name, a leaf's AccumulateGrad by the leaf.
+    label = f"{run['leaf']} = " if run["leaf"] else run["name"]
+    assert shown["running"] and label in shown["running"], f"{where}: {shown['running']!r}"
+    assert shown["failed"] == bool(run["error"]), where
+    carried = [sent for sent in run["sent"] if sent["value"] is not None]
+    assert shown["carrying"] == len(carried), where  # an edge per gradient sent
+    now = shown["now"]
+    assert f"receives {run['received']}" in now or f"= {run['received']}." in now, where
+    for sent in run["sent"]:
+        if sent["value"] is None:
+            assert f"to {sent['to']}: None" in now, f"{where}: {sent} in {now!r}"
+            continue
+        assert f"to {sent['to']}: " in now and f"= {sent['value']}" in now, f"{where}: {now!r}"
+        if sent["factor"] != sent["factor_value"]:  # the chain rule, from the node's values
+            factor = f"{TIMES} {sent['factor']} = {run['received']} {TIMES} {sent['factor_value']}"
+            assert factor in now, f"{where}: {factor!r} in {now!r}"
+    if run["leaf"]:  # the leaf's box shows the .grad it wrote
+        assert f".grad = {run['grad_after']}" in shown["running"], f"{where}: in the graph"
+    if run["error"]:
+        assert "It stops here: RuntimeError: Trying to backward through the graph" in now
+    if said:
+        assert shown["announced"].startswith(f"Line {line}, Node {number} of {len(runs)}: ")
+    assert player.page.evaluate("location.hash") == f"#{pid}-line-{line}-node-{number}", where
+
+
+def test_a_walk_steps_node_by_node_as_autograd_ran_it(site_url: str, recorder: Recorder) -> None:
+    page = recorder.page
+    article = next(a for a in ARTICLES if a.stem == "computing-gradients")
+    page.goto(site_url + _url(article), wait_until="networkidle")
+    player = page.locator("#trace-phase2-backward")
+    runs = expected_walks(article)["trace-phase2-backward-line-1"]
+    assert [run["name"] for run in runs][:3] == [
+        "BinaryCrossEntropyBackward0",
+        "SigmoidBackward0",
+        "AddBackward0",
+    ]
+    player.get_by_role("button", name=f"Walk back: {len(runs)} nodes ▶").click()
+    check_node(player, 1, runs, 1)
+    for number in range(2, 4):
+        player.get_by_role("button", name="Next node", exact=True).click()
+        check_node(player, 1, runs, number)
+    page.keyboard.press("ArrowRight")  # focus stays on the controls: the keys step too
+    check_node(player, 1, runs, 4)
+    page.keyboard.press("End")
+    check_node(player, 1, runs, len(runs))
+    page.keyboard.press("ArrowLeft")
+    check_node(player, 1, runs, len(runs) - 1)
+    page.keyboard.press("Home")
+    check_node(player, 1, runs, 1)
+    page.keyboard.press("Escape")  # back to the line
+    steps = expected_players(article)["trace-phase2-backward"]
+    check_step(player, steps, 1)
+    player.get_by_role("button", name=f"Walk back: {len(runs)} nodes ▶").click()
+    player.get_by_role("button", name="Last node", exact=True).click()
+    player.get_by_role("button", name="Next node", exact=True).click()  # past the last node
+    check_step(player, steps, 2)
+    assert not recorder.problems(), "\n".join(recorder.problems())
+
+
+def test_a_link_opens_a_node_of_a_walk(site_url: str, recorder: Recorder) -> None:
+    page = recorder.page
+    article = ARTICLES[0]
+    page.goto(
+        site_url + _url(article) + "#trace-second-call-fails-line-5-node-1",
+        wait_until="networkidle",
+    )
+    player = page.locator("#trace-second-call-fails")
+    failing = expected_walks(article)["trace-second-call-fails-line-5"]
+    assert len(failing) == 1 and failing[0]["error"]  # the loss's node reads its freed values
+    check_node(player, 5, failing, 1, said=False)  # opened, not moved to
+    assert player.evaluate("root => root.getBoundingClientRect().top < innerHeight")
+    # grad(loss, b) walks only what b needs: the rest of the graph is marked as never run.
+    # An in-page link: Material swaps the page in afresh (see test_a_link_opens_its_step).
+    player.evaluate("root => { root.dataset.before = 'swap'; }")
+    page.evaluate("location.hash = '#trace-second-call-fails-line-4-node-3'")
+    page.wait_for_function(
+        "() => document.querySelector('#trace-second-call-fails:not([data-before])')?.dataset.live"
+    )
+    needed = expected_walks(article)["trace-second-call-fails-line-4"]
+    check_node(player, 4, needed, 3, said=False)
+    skipped = player.locator(".ag-tracer__fig .is-skipped")
+    assert skipped.count() == 3 and "w1 = " in " ".join(skipped.all_text_contents())
+    assert not recorder.problems(), "\n".join(recorder.problems())
+
+
+WALK_PARTS_JS = """
+root => {
+  const rect = element => {
+    if (!element || !element.getClientRects().length) return null;
+    const r = element.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};
+  };
+  const line = root.querySelector('.ag-tracer__line[aria-current="step"]');
+  const code = line.closest('code').getBoundingClientRect();
+  const first = line.firstElementChild.getBoundingClientRect();
+  return {
+    top: document.querySelector('.md-header').getBoundingClientRect().bottom,
+    parts: {
+      controls: [rect(root.querySelector('.ag-tracer__bar'))],
+      // The line's first row is where the code window shows the line.
+      'current line': [first.top < code.top - 1 || first.bottom > code.bottom + 1
+        ? {...rect(line.firstElementChild), top: -1e4} : rect(line.firstElementChild)],
+      'the node': [rect(root.querySelector('.ag-tracer__now > .ag-tracer__body'))],
+      graph: [rect(root.querySelector('.ag-tracer__fig svg'))],
+      'node in the graph':
+        [rect(root.querySelector('.ag-tracer__fig :is(.is-running, .is-failed)'))],
+    },
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("size", ONE_SCREEN_VIEWS, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("article", ARTICLES, ids=lambda p: p.stem)
+def test_one_screen_in_a_walk(
+    site_url: str, browser: Browser, article: Path, size: tuple[int, int]
+) -> None:
+    """At each node of each walk back, without scrolling: the controls, the line, what the node
+    did and the graph with the node marked."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(site_url + _url(article), wait_until="networkidle")
+    problems = []
+    for anchor, runs in expected_walks(article).items():
+        pid, line = anchor.rsplit("-line-", 1)
+        player = page.locator(f"#{pid}")
+        player.evaluate("root => root.scrollIntoView({block: 'start'})")
+        player.evaluate(f"root => root.tracerGo({int(line) - 1}, {{node: 0}})")
+        for number in range(1, len(runs) + 1):
+            if number > 1:
+                player.get_by_role("button", name="Next node", exact=True).click()
+            check_node(player, int(line), runs, number)
+            shown = player.evaluate(WALK_PARTS_JS)
+            for name, rects in shown["parts"].items():
+                for rect in rects:
+                    if rect is None or (
+                        rect["top"] < shown["top"] - 1
+                        or rect["bottom"] > height + 1
+                        or rect["left"] < -1
+                        or rect["right"] > width + 1
+                    ):
+                        problems.append(f"{anchor} node {number}: {name}: {rect}")
     context.close()
     assert not problems, f"{len(problems)} parts off screen at {width}x{height}:\n" + "\n".join(
         problems

@@ -134,3 +134,21 @@ def test_a_build_on_another_day_is_identical(
     assert {"sitemap.xml", "sitemap.xml.gz", "search/search_index.json"} <= {
         f.as_posix() for f in files
     }
+
+
+def test_links_to_a_players_step_or_node_reach_it(built_site: Path) -> None:
+    """The prose links to steps and walk nodes in raw HTML, which MkDocs does not check."""
+    for page in PAGES:
+        html = page_html(built_site, page)
+        ids = set(re.findall(r'\bid="([^"]+)"', html))
+        for target in re.findall(r'href="#(trace-[^"]+)"', html):
+            assert target in ids, f"{page.name} links to #{target}, which is not on the page"
+
+
+def test_search_index_reads_each_walk_back_as_its_nodes(built_site: Path) -> None:
+    index = json.loads((built_site / "search" / "search_index.json").read_text())
+    text = " ".join(d["text"] for d in index["docs"] if "computing-gradients/" in d["location"])
+    assert (
+        "walks back through 6 nodes: BinaryCrossEntropyBackward0, SigmoidBackward0, AddBackward0,"
+        " AccumulateGrad of <code>b</code>, MulBackward0, AccumulateGrad of <code>w1</code>."
+    ) in text

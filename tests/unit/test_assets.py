@@ -1,10 +1,15 @@
-"""The site's own CSS and JavaScript lose their comments in the built copy, and nothing else."""
+"""The site's own scripts and style sheets lose comments and indentation in the built copy,
+and nothing else."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
-from autograd_traced.build.assets import strip_own_assets
+import pytest
+
+from autograd_traced.build.assets import compact, write_compact
+from tests.support.paths import ROOT
 
 CSS = """/* Why this rule.
    Over two lines. */
@@ -12,36 +17,56 @@ CSS = """/* Why this rule.
   width: 1rem; /* why */
   content: "";
 }
+
 """
 JS = """// Why this script.
+/*
+ * And a block.
+ */
 (() => {
-  /* a block */
+  /* a block */ const kept = 1;
   const url = "http://example.org"; // kept: it ends a line of code
-  return url;
+  return `${url}/${kept}`;
 })();
 """
 
 
-def test_comments_are_stripped_twice_alike(tmp_path: Path) -> None:
-    (tmp_path / "stylesheets").mkdir()
-    (tmp_path / "javascripts").mkdir()
-    (tmp_path / "assets").mkdir()
-    (tmp_path / "stylesheets/a.css").write_text(CSS)
-    (tmp_path / "javascripts/a.js").write_text(JS)
-    (tmp_path / "assets/vendor.css").write_text(CSS)
-    strip_own_assets(tmp_path)
-    css, js = (
-        (tmp_path / "stylesheets/a.css").read_text(),
-        (tmp_path / "javascripts/a.js").read_text(),
-    )
-    assert css == '.a {\n  width: 1rem;\n  content: "";\n}\n'
-    assert js == (
+def test_comments_and_indentation_go_the_code_stays() -> None:
+    assert compact(CSS, script=False) == '.a {\nwidth: 1rem;\ncontent: "";\n}\n'
+    assert compact(JS, script=True) == (
         "(() => {\n"
-        '  const url = "http://example.org"; // kept: it ends a line of code\n'
-        "  return url;\n"
+        "/* a block */ const kept = 1;\n"  # not a line of its own: kept, and so is its code
+        'const url = "http://example.org"; // kept: it ends a line of code\n'
+        "return `${url}/${kept}`;\n"
         "})();\n"
     )
-    assert (tmp_path / "assets/vendor.css").read_text() == CSS  # vendored files stay as sent
-    strip_own_assets(tmp_path)
-    assert (tmp_path / "stylesheets/a.css").read_text() == css
-    assert (tmp_path / "javascripts/a.js").read_text() == js
+
+
+def test_a_template_literal_across_lines_is_refused() -> None:
+    with pytest.raises(ValueError, match="template literal"):
+        compact("const a = `one\n  two`;\n", script=True)
+
+
+def test_the_site_is_compacted_twice_alike_vendored_files_untouched(tmp_path: Path) -> None:
+    for folder, name, text in (
+        ("stylesheets", "a.css", CSS),
+        ("javascripts", "a.js", JS),
+        ("assets/katex", "katex.min.css", CSS),
+    ):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / name).write_text(text)
+    write_compact(str(tmp_path))
+    once = [(tmp_path / p).read_text() for p in ("stylesheets/a.css", "javascripts/a.js")]
+    assert once == [compact(CSS, script=False), compact(JS, script=True)]
+    assert (tmp_path / "assets/katex/katex.min.css").read_text() == CSS
+    write_compact(str(tmp_path))
+    assert [(tmp_path / p).read_text() for p in ("stylesheets/a.css", "javascripts/a.js")] == once
+
+
+def test_the_compacted_scripts_are_still_valid_javascript(tmp_path: Path) -> None:
+    scripts = sorted((ROOT / "docs/javascripts").glob("*.js"))
+    assert scripts
+    for source in scripts:
+        out = tmp_path / source.name
+        out.write_text(compact(source.read_text(), script=True))
+        subprocess.run(["node", "--check", str(out)], check=True)

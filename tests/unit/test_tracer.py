@@ -6,8 +6,10 @@ import pickle
 import re
 
 import pytest
+import torch
 
-from autograd_traced.drawing.player import TRANSCRIPT, player_id, render_player
+from autograd_traced.drawing.backward_pass import BackwardPass, NodeRun, Watch
+from autograd_traced.drawing.player import TIMES, TRANSCRIPT, player_id, render_player
 from autograd_traced.drawing.tracer import DrawnAt, Recorder, Step, Trace
 from autograd_traced.running.snippets import Snippet, run_snippet
 from tests.support.paths import ROOT
@@ -20,7 +22,9 @@ def trace(path: str, namespace: dict[str, object]) -> Trace:
     recorder = Recorder(player_id(path), title=path)
     recorder.start(namespace)
     snippet = Snippet.parse(path, (ROOT / path).read_text(encoding="utf-8"), page="test_tracer")
-    run_snippet(snippet, namespace, page="test_tracer", observe=recorder.observe)
+    run_snippet(
+        snippet, namespace, page="test_tracer", observe=recorder.observe, watch=recorder.watch
+    )
     return recorder.trace
 
 
@@ -233,3 +237,171 @@ def test_the_player_is_named_by_its_snippet_and_holds_its_transcript(
     # A graph drawn by the setup's player above: named, not by its path.
     assert "line 10 of setup, above</a>" in html
     assert "snippets/" not in html
+
+
+# The walk back (issue 19): the nodes autograd ran during a line, recorded by its own hooks.
+def walked(step: Step) -> BackwardPass:
+    assert step.backward is not None, step.source
+    return step.backward
+
+
+def sent(run: NodeRun) -> list[tuple[str, str | None]]:
+    return [(out.to, out.value) for out in run.sent]
+
+
+def test_backward_runs_every_node_in_order_with_its_gradients(
+    after_setup: dict[str, object],
+) -> None:
+    backward, printed = trace(
+        "snippets/computing_gradients/phase2_backward.pycon", after_setup
+    ).steps
+    walk = walked(backward)
+    assert [run.title for run in walk.runs] == [
+        "BinaryCrossEntropyBackward0",
+        "SigmoidBackward0",
+        "AddBackward0",
+        "AccumulateGrad (b)",  # autograd runs b's before the multiplication's branch
+        "MulBackward0",
+        "AccumulateGrad (w1)",
+    ]
+    bce, sigmoid, add, write_b, mul, write_w1 = walk.runs
+    assert (bce.received, sent(bce)) == ("1.0000", [("SigmoidBackward0", "-1.0889"), ("y", None)])
+    assert (bce.sent[0].factor, bce.sent[0].factor_value) == ("(a - y) / (a(1 - a))", "-1.0889")
+    assert sent(sigmoid) == [("AddBackward0", "-0.0817")]
+    assert (sigmoid.sent[0].factor, sigmoid.sent[0].factor_value) == ("a(1 - a)", "0.0750")
+    assert sent(add) == [("MulBackward0", "-0.0817"), ("b", "-0.0817")]
+    assert sent(mul) == [("x1", None), ("w1", "-0.0898")]
+    assert (mul.sent[1].factor, mul.sent[1].factor_value) == ("x1", "1.1000")
+    assert (write_b.grad_before, write_b.grad_after) == ("None", "-0.0817")
+    assert (write_w1.leaf, write_w1.grad_after) == ("w1", "-0.0898")
+    assert not walk.skipped and not any(run.error for run in walk.runs)
+    # The drawing's ids: the graph as the setup drew it, loss n0, then walk order.
+    assert [run.node for run in walk.runs] == ["n1", "n2", "n3", "n5", "n4", "n6"]
+    assert backward.backward_at == DrawnAt("trace-setup-line-10", 10, SETUP)
+    # What the page prints, line 2, is what the AccumulateGrad nodes wrote.
+    assert printed.output == (f"w1.grad = {write_w1.grad_after}   b.grad = {write_b.grad_after}\n")
+    assert printed.backward is None  # no node ran during the print
+
+
+def test_each_node_frees_its_saved_values_as_it_finishes(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/backward_then_grad.pycon", after_setup).steps
+    freed = {run.title: run.freed for run in walked(steps[2]).runs}
+    assert freed == {
+        "BinaryCrossEntropyBackward0": (
+            "saved self = 0.9183",  # a is not this loss's
+            "saved target (y = 1.0000)",
+        ),
+        "SigmoidBackward0": ("saved result = 0.9183",),
+        "AddBackward0": (),
+        "AccumulateGrad (b)": (),
+        "MulBackward0": ("saved self (x1 = 1.1000)",),
+        "AccumulateGrad (w1)": (),
+    }
+
+
+def test_a_retained_graph_frees_nothing(after_setup: dict[str, object]) -> None:
+    steps = trace("snippets/pitfalls/accumulate.pycon", after_setup).steps
+    first, second = walked(steps[3]), walked(steps[5])
+    assert not any(run.freed for run in (*first.runs, *second.runs))
+    write_b = second.run("AccumulateGrad (b)")
+    assert (write_b.received, write_b.grad_before, write_b.grad_after) == (
+        "-0.0817",
+        "-0.0817",
+        "-0.1633",
+    )
+
+
+def test_grad_of_b_walks_only_what_b_needs_then_the_second_request_fails_at_the_first_node(
+    after_setup: dict[str, object],
+) -> None:
+    steps = trace("snippets/computation_graphs/second_call_fails.pycon", after_setup).steps
+    first, second = walked(steps[3]), walked(steps[4])
+    assert [run.title for run in first.runs] == [
+        "BinaryCrossEntropyBackward0",
+        "SigmoidBackward0",
+        "AddBackward0",
+    ]
+    assert sent(first.run("AddBackward0")) == [("MulBackward0", None), ("b", "-0.0817")]
+    assert steps[3].output == f"(tensor({sent(first.run('AddBackward0'))[1][1]}),)\n"
+    assert [(s.name, s.leaf, s.grad) for s in first.skipped] == [
+        ("MulBackward0", "", "None"),
+        ("AccumulateGrad", "b", "None"),  # grad() returns b's gradient, writes no .grad
+        ("AccumulateGrad", "w1", "None"),
+    ]
+    assert first.run("SigmoidBackward0").freed == ("saved result (a = 0.9183)",)
+    (failed,) = second.runs  # the loss's node reads its freed saved values and raises
+    assert failed.name == "BinaryCrossEntropyBackward0" and not failed.sent
+    assert failed.error.startswith("RuntimeError: Trying to backward through the graph a second")
+    assert len(second.skipped) == 5
+    assert failed.missing == ("saved self", "saved target")
+
+
+def test_where_paths_meet_the_gradients_add_up(namespace: dict[str, object]) -> None:
+    u = torch.tensor(3.0, requires_grad=True)
+    namespace.update(u=u, s=u * u + u)  # u reaches s along three edges
+    with Watch(namespace, namespace["s"]) as watch:
+        namespace["s"].backward()  # type: ignore[attr-defined]
+    write_u = BackwardPass(runs(watch), ()).run("AccumulateGrad (u)")
+    assert write_u.arrived == (
+        ("AddBackward0", "1.0000"),
+        ("MulBackward0", "3.0000"),
+        ("MulBackward0", "3.0000"),
+    )
+    assert (write_u.received, write_u.grad_after) == ("7.0000", "7.0000")
+
+
+def test_the_hooks_are_taken_off_after_the_line(after_setup: dict[str, object]) -> None:
+    loss = after_setup["loss"]
+    assert isinstance(loss, torch.Tensor)
+    with Watch(after_setup, loss) as watch:
+        loss.backward(retain_graph=True)
+    assert len(runs(watch)) == 6
+    loss.backward()  # outside the watch: nothing of it runs any more
+    assert len(runs(watch)) == 6
+
+
+def runs(watch: Watch) -> tuple[NodeRun, ...]:
+    walk = watch.result()
+    assert walk is not None
+    return walk.runs
+
+
+def test_the_walk_reads_as_a_list_of_nodes_with_the_chain_rule_in_numbers(
+    after_setup: dict[str, object],
+) -> None:
+    path = "snippets/computation_graphs/second_call_fails.pycon"
+    html = render_player(trace(path, after_setup), player_id=player_id(path), title=path)
+    assert "\n\n" not in html  # still one raw HTML block
+    walks = re.findall(r'<section class="ag-tracer__walk" id="([\w-]+)"', html)
+    assert walks == ["trace-second-call-fails-line-4-walk", "trace-second-call-fails-line-5-walk"]
+    walk = html[html.index("<section") :]
+    # The index reads each walk as its nodes in order (their numbers would weigh every page).
+    assert (
+        "<code>grad(loss, b)</code>, walks back through 3 nodes: BinaryCrossEntropyBackward0,"
+        " SigmoidBackward0, AddBackward0.</p>\n"
+        '<ol class="ag-tracer__nodes" data-search-exclude>'
+    ) in walk
+    assert '<a href="#trace-second-call-fails-line-4-node-1">' in html  # from the line's step
+    # Highlighted in the graph the line walks (as its line 3 left it), by the drawing's ids.
+    assert 'data-line="4" data-graph="trace-setup-line-10" data-skipped="n4 n5 n6"' in walk
+    assert 'id="trace-second-call-fails-line-4-node-2" data-node="n2" data-edges="n2-n3"' in walk
+    assert (
+        f"<li>to <b>AddBackward0</b>: -1.0889 {TIMES} a(1 - a) = -1.0889 {TIMES} 0.0750 ="
+        " -0.0817</li>"
+    ) in walk
+    assert "its <s>saved result (a = 0.9183)</s>" in walk
+    assert "<li>to <b>MulBackward0</b>: None" in walk
+    assert "(w1.grad stays None)" in walk
+    failing = walk[walk.index('id="trace-second-call-fails-line-5-node-1"') :]
+    assert "It needs its <s>saved self and saved target</s>" in failing
+    assert (
+        "It stops here: RuntimeError: Trying to backward through the graph a second time.<"
+        in failing
+    )
+    assert "Not run, the call stopped before them" in failing
+
+
+def test_a_leaf_written_twice_shows_the_sum(after_setup: dict[str, object]) -> None:
+    path = "snippets/pitfalls/accumulate.pycon"
+    html = render_player(trace(path, after_setup), player_id=player_id(path), title=path)
+    assert ("It adds to <code>b.grad</code>: -0.0817 + -0.0817 = -0.1633.") in html

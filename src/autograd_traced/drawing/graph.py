@@ -136,13 +136,13 @@ def _format_number(value: float | int | bool) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
-def _tensor_names(names: Mapping[str, object]) -> list[tuple[str, torch.Tensor]]:
+def tensor_names(names: Mapping[str, object]) -> list[tuple[str, torch.Tensor]]:
     """Tensors in `names`, public names first: `_` may hold the last result in a REPL."""
     tensors = [(k, v) for k, v in names.items() if isinstance(v, torch.Tensor)]
     return sorted(tensors, key=lambda item: item[0].startswith("_"))
 
 
-def _name_of(tensor: torch.Tensor, named: list[tuple[str, torch.Tensor]]) -> str | None:
+def name_of(tensor: torch.Tensor, named: list[tuple[str, torch.Tensor]]) -> str | None:
     """Identity first; then same memory, shape and dtype, because unpacking a saved tensor can
     give a new Python object (e.g. SigmoidBackward0's result is `a` but not `a` itself)."""
     for name, value in named:
@@ -160,7 +160,7 @@ def _name_of(tensor: torch.Tensor, named: list[tuple[str, torch.Tensor]]) -> str
     return None
 
 
-def _saved_tensors(fn: Any) -> Iterator[tuple[str, torch.Tensor | str | None]]:
+def saved_tensors(fn: Any) -> Iterator[tuple[str, torch.Tensor | str | None]]:
     """(attr, tensor) for each saved tensor of `fn`; tensor is None when it was freed, and
     MODIFIED when it was changed in place after it was saved."""
     for attr in sorted(a for a in dir(fn) if a.startswith("_saved_")):
@@ -183,6 +183,30 @@ def _saved_tensors(fn: Any) -> Iterator[tuple[str, torch.Tensor | str | None]]:
                     yield f"{short}[{i}]", item
 
 
+def backward_order(root_fn: Any) -> list[Any]:
+    """Every backward node reachable from `root_fn`, each once, breadth first in
+    next_functions order: the order `walk` numbers them in (n1, n2, ...)."""
+    order: list[Any] = []
+    seen: set[int] = set()
+    queue: deque[Any] = deque([root_fn])
+    while queue:
+        fn = queue.popleft()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        order.append(fn)
+        queue.extend(next_fn for next_fn, _ in fn.next_functions if next_fn is not None)
+    return order
+
+
+def node_label(fn: Any, named: list[tuple[str, torch.Tensor]]) -> str:
+    """An op node by its name, a leaf's AccumulateGrad by the variable holding the leaf."""
+    variable = getattr(fn, "variable", None)
+    if isinstance(variable, torch.Tensor):
+        return name_of(variable, named) or "leaf"
+    return str(fn.name())
+
+
 def walk(root: torch.Tensor, names: Mapping[str, object]) -> Graph:
     """Breadth-first walk from `root.grad_fn`, each backward node once, in next_functions order.
 
@@ -190,23 +214,14 @@ def walk(root: torch.Tensor, names: Mapping[str, object]) -> Graph:
     them. Ids: n0 is the root tensor, then the backward nodes in walk order, then the untracked
     inputs in the order they were found.
     """
-    named = _tensor_names(names)
-    output = Node("n0", "output", _name_of(root, named) or "output", format_value(root))
+    named = tensor_names(names)
+    output = Node("n0", "output", name_of(root, named) or "output", format_value(root))
     if root.grad_fn is None:
         return Graph((output,), ())
 
     # Keyed by id() only while walking: the ids we emit are walk positions.
-    order: list[Any] = []
-    fn_ids: dict[int, str] = {}
-    queue: deque[Any] = deque([root.grad_fn])
-    while queue:
-        fn = queue.popleft()
-        if id(fn) in fn_ids:
-            continue
-        fn_ids[id(fn)] = f"n{len(order) + 1}"
-        order.append(fn)
-        queue.extend(next_fn for next_fn, _ in fn.next_functions if next_fn is not None)
-
+    order = backward_order(root.grad_fn)
+    fn_ids = {id(fn): f"n{i + 1}" for i, fn in enumerate(order)}
     nodes: list[Node] = [output]
     inputs: list[Node] = []
     input_ids: dict[object, str] = {}
@@ -215,7 +230,7 @@ def walk(root: torch.Tensor, names: Mapping[str, object]) -> Graph:
         node_id = fn_ids[id(fn)]
         variable = getattr(fn, "variable", None)
         if isinstance(variable, torch.Tensor):  # AccumulateGrad: stands for the leaf it feeds
-            label = _name_of(variable, named) or "leaf"
+            label = node_label(fn, named)
             grad = None if variable.grad is None else format_value(variable.grad)
             nodes.append(Node(node_id, "leaf", label, format_value(variable), grad=grad))
         else:
@@ -241,14 +256,14 @@ def _describe_saved(
     """Saved entries of an op node, plus (key, label, value) for each untracked input it saved."""
     saved: list[Saved] = []
     inputs: list[tuple[object, str, str]] = []
-    for attr, tensor in _saved_tensors(fn):
+    for attr, tensor in saved_tensors(fn):
         if tensor is None:
             saved.append(Saved(attr, None, None, freed=True))
             continue
         if isinstance(tensor, str):  # changed in place: torch refuses to unpack it
             saved.append(Saved(attr, None, tensor))
             continue
-        name = _name_of(tensor, named)
+        name = name_of(tensor, named)
         value = format_value(tensor)
         saved.append(Saved(attr, name, value))
         if not tensor.requires_grad:
@@ -288,7 +303,7 @@ def _saved_line(entry: Saved) -> str:
     return _line(_html(f"saved {entry.attr}{who} = {entry.value}"), SAVED_COLOUR)
 
 
-def _node_dot(node: Node, *, grads: bool) -> str:
+def _node_dot(node: Node, *, grads: bool, ids: bool) -> str:
     if node.kind == "op":
         label = f"<B>{_html(node.label)}</B>" + "".join(_saved_line(s) for s in node.saved)
         attrs = 'class="ag-op"'
@@ -305,6 +320,8 @@ def _node_dot(node: Node, *, grads: bool) -> str:
     else:
         label = f"<B>{_html(node.label)} = {_html(node.value)}</B>"
         attrs = 'class="ag-output", shape=oval, penwidth=2'
+    if ids:  # the player finds a node by it (Graphviz keeps classes, ids are dropped)
+        attrs = attrs.replace('class="ag-', f'class="{node.id} ag-', 1)
     return f"  {node.id} [{attrs}, label=<{label}>];"
 
 
@@ -315,6 +332,7 @@ def to_dot(
     grads: bool = False,
     column: bool = False,
     compact: bool = False,
+    ids: bool = False,
 ) -> str:
     """DOT source; the loss is on top either way.
 
@@ -322,7 +340,8 @@ def to_dot(
     forward: arrows from leaves and inputs up to the loss, the way the values flowed.
     `grads` adds each leaf's `.grad`; `column` puts every node on a rank of its own, in walk
     order, so the drawing is one node wide and stays legible when scaled to a phone's width;
-    `compact` packs ranks and nodes tighter.
+    `compact` packs ranks and nodes tighter; `ids` names each node and each edge in its
+    classes (`n2`, `n2-n3`), for a script that highlights them.
     """
     if direction not in ("forward", "backward"):
         raise ValueError(f"direction must be 'forward' or 'backward', not {direction!r}")
@@ -331,7 +350,7 @@ def to_dot(
         "digraph autograd {",
         f"  rankdir={'BT' if forward else 'TB'};",
         _dot_header(compact=compact),
-        *(_node_dot(node, grads=grads) for node in graph.nodes),
+        *(_node_dot(node, grads=grads, ids=ids) for node in graph.nodes),
     ]
     if column and len(graph.nodes) > 1:
         ids = [node.id for node in graph.nodes]
@@ -340,7 +359,8 @@ def to_dot(
     for edge in graph.edges:
         source, target = (edge.target, edge.source) if forward else (edge.source, edge.target)
         if edge.kind == "next":
-            lines.append(f'  {source} -> {target} [class="ag-next"];')
+            named = f"{edge.source}-{edge.target} " if ids else ""
+            lines.append(f'  {source} -> {target} [class="{named}ag-next"];')
         else:
             # No arrowhead going backward: no gradient flows into an untracked input.
             tail = "" if forward else ", arrowhead=none"

@@ -18,12 +18,14 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the tracer imports torch; a build without execution must not
+    from autograd_traced.drawing.backward_pass import NodeRun, Sent
     from autograd_traced.drawing.tracer import Step, Trace, Variable
 
 
 # Where the fence puts the highlighted transcript inside the player.
 TRANSCRIPT = "<!-- ag-transcript -->"
 _NAME = re.compile(r"[A-Za-z_]\w*")
+TIMES = "\N{MULTIPLICATION SIGN}"  # the chain rule's product, as the prose writes it
 
 
 def player_id(path: str) -> str:
@@ -50,6 +52,7 @@ def render_player(trace: Trace, *, player_id: str, title: str) -> str:
             '<ol class="ag-tracer__steps" data-search-exclude>',  # previews stay prose
             *(_step(step, trace, player_id, count) for step in trace.steps),
             "</ol>",
+            *(_walk(step, player_id) for step in trace.steps if step.backward is not None),
             "</div>",
         ]
     )
@@ -80,6 +83,12 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
             f"Line {step.number} printed:</p>"
             f'<div class="ag-tracer__text"><code>{_pre(step.output.rstrip())}</code></div></div>'
         )
+    if step.backward is not None:
+        count = len(step.backward.runs)
+        parts.append(
+            f'<p class="ag-tracer__walk-link"><a href="#{player_id}-line-{step.number}-node-1">'
+            f"Watch autograd walk back through {_nodes(count)}, one by one</a></p>"
+        )
     parts.append(f'<p class="ag-tracer__graph-note">{_graph_note(step, player_id)}</p>')
     drawing = trace.drawings.get(step.number)
     if drawing is not None:
@@ -87,6 +96,109 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
         parts.append(f'<figure class="ag-tracer__graph" data-search-exclude>\n{drawing}\n</figure>')
     parts.append("</li>")
     return "\n".join(parts)
+
+
+def _walk(step: Step, player_id: str) -> str:
+    """A line's walk back, node by node, as autograd ran it: a list the player steps through
+    (highlighting each node in the drawing of `backward_at`). Pages weigh close to their
+    budget, and the search index is every page's: it gets the nodes in order, not the numbers."""
+    assert step.backward is not None
+    walk, anchor = step.backward, f"{player_id}-line-{step.number}"
+    skipped = " ".join(node.node for node in walk.skipped if node.node)
+    graph = step.backward_at.anchor if step.backward_at else ""
+    parts = [
+        f'<section class="ag-tracer__walk" id="{anchor}-walk" data-line="{step.number}"'
+        f' data-graph="{graph}" data-skipped="{skipped}">',
+        f'<p class="ag-tracer__walk-title">Line {step.number},'
+        f" <code>{_pre(step.source.split('  #')[0])}</code>, walks back through"
+        f" {_nodes(len(walk.runs))}: "
+        + ", ".join(_run_title(run.name, run.leaf) for run in walk.runs)
+        + ".</p>",
+        '<ol class="ag-tracer__nodes" data-search-exclude>',
+    ]
+    for run in walk.runs:
+        edges = " ".join(
+            f"{run.node}-{sent.node}" for sent in run.sent if sent.node and sent.value is not None
+        )
+        # A leaf's: the player shows the .grad it wrote in the program's state.
+        wrote = f' data-leaf="{escape(run.leaf)}" data-grad="{run.grad_after}"' if run.leaf else ""
+        parts += [
+            f'<li class="ag-tracer__node{" is-error" if run.error else ""}"'
+            f' id="{anchor}-node-{run.number}" data-node="{run.node}" data-edges="{edges}"{wrote}>',
+            *_node_run(run, count=len(walk.runs)),
+            "</li>",
+        ]
+    parts.append("</ol>")
+    failed = any(run.error for run in walk.runs)
+    if walk.skipped:
+        why = "the call stopped before them" if failed else "this call does not need them"
+        parts.append(
+            f'<p class="ag-tracer__skipped" data-search-exclude>Not run, {why}: '
+            + "; ".join(
+                f"{_run_title(node.name, node.leaf)}"
+                + (f" ({escape(node.leaf)}.grad stays {escape(node.grad)})" if node.leaf else "")
+                for node in walk.skipped
+            )
+            + ".</p>"
+        )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _node_run(run: NodeRun, *, count: int) -> list[str]:
+    """What one node did, in numbers: the gradient in, the chain rule for each gradient out."""
+    received = escape(run.received)
+    if run.arrived:  # where paths meet, autograd adds their gradients before the node runs
+        terms = " + ".join(
+            f"{escape(value)} from {escape(sender)}" for sender, value in run.arrived
+        )
+        received = f"{terms} = {received}"
+    lines = [
+        f"<p>Node {run.number} of {count}: <b>{_run_title(run.name, run.leaf)}</b> receives"
+        f" {received}.</p>"
+    ]
+    if run.leaf:
+        grad = f"<code>{escape(run.leaf)}.grad</code>"
+        before, after = escape(run.grad_before), escape(run.grad_after)
+        if run.grad_before == "None":
+            lines.append(f"<p>It writes {grad} = {after}.</p>")
+        else:
+            lines.append(f"<p>It adds to {grad}: {before} + {received} = {after}.</p>")
+    if run.sent:
+        lines += ["<ul>", *(_sent(run, sent) for sent in run.sent), "</ul>"]
+    if run.freed:
+        freed = ", ".join(f"<s>{escape(value)}</s>" for value in run.freed)
+        lines.append(f"<p>Freed as it finished: its {freed}.</p>")
+    if run.error:
+        if run.missing:
+            lines.append(
+                f"<p>It needs its <s>{escape(' and '.join(run.missing))}</s>, freed by an"
+                " earlier walk back.</p>"
+            )
+        # Its first sentence: the whole message is the line's output, shown with the line.
+        first = re.sub(r"\s*\([^)]*\)", "", run.error).split(". ")[0].rstrip(".")
+        lines.append(f'<p class="ag-tracer__node-error">It stops here: {escape(first)}.</p>')
+    return lines
+
+
+def _sent(run: NodeRun, sent: Sent) -> str:
+    to = f"to <b>{escape(sent.to)}</b>"
+    if sent.value is None:
+        return f"<li>{to}: None, it needs no gradient here</li>"
+    value, received = escape(sent.value), escape(run.received)
+    if not sent.factor:
+        return f"<li>{to}: {value}</li>"
+    numbers = f" = {received} {TIMES} {escape(sent.factor_value)}"
+    shown = "" if sent.factor == sent.factor_value else numbers
+    return f"<li>{to}: {received} {TIMES} {escape(sent.factor)}{shown} = {value}</li>"
+
+
+def _run_title(name: str, leaf: str) -> str:
+    return f"{escape(name)} of <code>{escape(leaf)}</code>" if leaf else escape(name)
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node{'s' if count != 1 else ''}"
 
 
 def _graph_note(step: Step, player_id: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from autograd_traced.drawing.backward_pass import BackwardPass, Watch
 from autograd_traced.drawing.graph import Graph, describe, format_value, to_dot, walk
 from autograd_traced.drawing.svg import Draw, dot_svg, render_svg
 from autograd_traced.running.snippets import ExampleRun
@@ -56,6 +57,8 @@ class Step:
     root: str | None
     graph_at: DrawnAt | None  # the drawing that shows this step's graph
     graph_changes: tuple[str, ...]  # what changed in the graph at this line, in words
+    backward: BackwardPass | None = None  # the nodes autograd ran during this line, if any
+    backward_at: DrawnAt | None = None  # the drawing of the graph it walked, as before the line
 
     def variable(self, name: str) -> Variable:
         for variable in self.variables:
@@ -88,6 +91,8 @@ class Recorder:
     # Tensors a line rebound, by their former name: a graph still holds them as leaves.
     _former: dict[str, torch.Tensor] = field(default_factory=dict)
     draw: Draw = dot_svg  # runs Graphviz (the page's process asks the build's)
+    _watch: Watch | None = None  # autograd's nodes, hooked while the current line runs
+    _walked_at: DrawnAt | None = None  # where the graph as it stands before that line is drawn
 
     def start(self, namespace: dict[str, Any]) -> None:
         """Take the state the snippet starts from (earlier snippets of the page may have run)."""
@@ -101,7 +106,18 @@ class Recorder:
             self._graph = walk(self._root_tensor, namespace)
             self._dot = _dot(self._graph)
 
+    def watch(self, namespace: dict[str, Any]) -> Watch:
+        """The hooks a line runs under: if it walks the graph back, each node it runs."""
+        self._walked_at = (
+            self.trace.steps[-1].graph_at if self.trace.steps else self._drawn.get(self._dot)
+        )
+        self._watch = Watch(namespace, self._root_tensor)
+        return self._watch
+
     def observe(self, run: ExampleRun, namespace: dict[str, Any]) -> None:
+        error = run.output.rstrip().rsplit("\n", 1)[-1] if run.raised else ""
+        backward = self._watch.result(error) if self._watch is not None else None
+        self._watch = None
         variables = {v.name: v for v in _variables(namespace)}
         changed = tuple(
             name
@@ -141,6 +157,8 @@ class Recorder:
                 root=root,
                 graph_at=graph_at,
                 graph_changes=notes,
+                backward=backward,
+                backward_at=self._walked_at if backward is not None else None,
             )
         )
         self._before, self._variables = dict(namespace), variables
@@ -183,8 +201,9 @@ def _drawn_on_page(namespace: dict[str, Any]) -> dict[str, DrawnAt]:
 
 def _dot(graph: Graph) -> str:
     # One node wide and compact: the whole graph fits beside the code on a desktop and under it
-    # on a phone, drawn at one unit per pixel (its smallest text at 11 px).
-    return to_dot(graph, direction="backward", grads=True, column=True, compact=True)
+    # on a phone, drawn at one unit per pixel (its smallest text at 11 px). Ids: the walk back
+    # highlights the node running and the edges it sends gradients along.
+    return to_dot(graph, direction="backward", grads=True, column=True, compact=True, ids=True)
 
 
 def _graph_changes(before: Graph | None, after: Graph, *, new: bool) -> Iterator[str]:

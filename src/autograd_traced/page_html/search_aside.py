@@ -18,7 +18,7 @@ import re
 # values are escaped, so hold no `>`).
 _ASIDE = re.compile(
     r"<svg\b.*?</svg>"
-    r'|<(?P<tag>div|ol|ul|figure) class="(?:ag-tracer__[\w-]+|highlight)"'
+    r'|<(?P<tag>div|ol|ul|p|figure) class="(?:ag-tracer__[\w-]+|highlight)"'
     r" data-search-exclude\b[^>]*>.*?</(?P=tag)>",  # [^>]*: a transcript's data-copy
     re.DOTALL,
 )

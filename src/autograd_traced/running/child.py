@@ -159,6 +159,7 @@ def _run_pycon(
         page=planned.where,
         observe=recorder.observe if recorder else None,
         before=lambda where: report(where, planned.timeout),
+        watch=recorder.watch if recorder else None,
         update=plan.settings.update,
         executed=fence_report.executed,
     )

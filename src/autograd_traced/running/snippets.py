@@ -18,7 +18,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable
-from contextlib import redirect_stdout
+from contextlib import AbstractContextManager, nullcontext, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -107,6 +107,7 @@ class Executed:
 
 Observer = Callable[[ExampleRun, dict[str, Any]], None]
 Before = Callable[[str], None]  # called with an example's location before it runs
+Watcher = Callable[[dict[str, Any]], AbstractContextManager[object]]  # around each example
 
 
 def run_snippet(
@@ -116,15 +117,17 @@ def run_snippet(
     page: str,
     observe: Observer | None = None,
     before: Before | None = None,
+    watch: Watcher | None = None,
     update: bool = False,
     executed: list[Executed] | None = None,
 ) -> list[ExampleRun]:
     """Run every example in `namespace`; raise SnippetError at the first that disagrees.
 
     `observe` is called after each example that behaved as its transcript says, `before`
-    before each one runs; `executed` collects what each example did, for the build's own
-    check. With `update`, a different output (or error message) is not an error: the run
-    records what to store.
+    before each one runs, and `watch` gives a context each one runs in (the tracer hooks
+    autograd there); `executed` collects what each example did, for the build's own check.
+    With `update`, a different output (or error message) is not an error: the run records
+    what to store.
     """
     runs: list[ExampleRun] = []
     _register_source(snippet)
@@ -132,7 +135,8 @@ def run_snippet(
         if before is not None:
             before(_where(snippet, example, page))
         builtins_before = dict(vars(builtins))
-        did = _execute(snippet.path, example, namespace)
+        with watch(namespace) if watch is not None else nullcontext():
+            did = _execute(snippet.path, example, namespace)
         if changed := _restore(builtins_before):
             raise SnippetError(
                 f"{_where(snippet, example, page)}: changes Python's builtins ({changed}); a "
