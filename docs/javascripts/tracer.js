@@ -59,7 +59,8 @@
       }
       if (groups.length) groups.at(-1).append(node);
     }
-    return groups; // each keeps its last newline: the code's text stays the transcript
+    // Each keeps its last newline: the code's text stays the transcript.
+    return groups;
   }
 
   function setUp(root) {
@@ -69,7 +70,8 @@
     const count = steps.length;
     const code = root.querySelector(".highlight pre > code");
     const groups = code ? examples(code) : [];
-    if (groups.length !== count) return; // not this transcript's steps: stay a list
+    // Not this transcript's steps: stay a list.
+    if (groups.length !== count) return;
     const walks = new Map(
       [...root.querySelectorAll(".ag-tracer__walk")].map((section) => [
         Number(section.dataset.line) - 1,
@@ -147,11 +149,12 @@
       const drawn = anchor && document.getElementById(anchor);
       return drawn && drawn.querySelector(".ag-tracer__graph svg");
     };
-    // The graph's column: as wide as the widest graph, at every step; the code gets the rest.
+    // The graph's column: as wide as the widest graph, at every step and node; the code gets
+    // the rest.
     const widest = Math.max(
       0,
-      ...steps.map((step) => {
-        const svg = drawingOf(step.dataset.graph);
+      ...[...steps, ...[...walks.values()].map((walk) => walk.section)].map((shown) => {
+        const svg = drawingOf(shown.dataset.graph);
         return svg ? svg.viewBox.baseVal.width : 0;
       }),
     );
@@ -193,8 +196,52 @@
       });
       const item = walk.nodes[at];
       mark(item.dataset.node, item.classList.contains("is-error") ? "is-failed" : "is-running");
-      for (const edge of item.dataset.edges.split(" ")) mark(edge, "is-carrying");
+      const values = item.dataset.values.split(" ");
+      item.dataset.edges.split(" ").forEach((edge, k) => {
+        mark(edge, "is-carrying");
+        // The gradient it carries, written by its edge (placed once drawn: placeValues).
+        const carrier = edge && svg?.querySelector(`.${edge}`);
+        if (!carrier) return;
+        const label = document.createElementNS(svg.namespaceURI, "text");
+        label.setAttribute("class", "ag-tracer__edge-value");
+        label.setAttribute("font-size", svg.querySelector("text")?.getAttribute("font-size") ?? 14);
+        label.textContent = values[k];
+        carrier.append(label);
+      });
       return svg ? [svg] : [];
+    }
+
+    // Each value beside its arrowhead or on the middle of its edge, wherever it covers the
+    // least of the nodes and stays in the figure, centred on that spot.
+    function placeValues(svg) {
+      const nodes = [...svg.querySelectorAll(".node")].map((node) => node.getBBox());
+      // The drawing is translated by 4: its left edge is at -4.
+      const room = Math.min(svg.viewBox.baseVal.width, figure.clientWidth) - 4;
+      for (const label of svg.querySelectorAll(".ag-tracer__edge-value")) {
+        const head = label.parentNode.querySelector("polygon").getBBox();
+        const path = label.parentNode.querySelector("path");
+        const mid = path.getPointAtLength(path.getTotalLength() / 2);
+        const [w, h] = [label.getComputedTextLength(), Number(label.getAttribute("font-size"))];
+        const y = head.y + head.height / 2;
+        const spots = [
+          [head.x + head.width + 3, y],
+          [head.x - 3 - w, y],
+          [mid.x + 3, mid.y],
+          [mid.x - 3 - w, mid.y],
+          [mid.x - w / 2, mid.y],
+        ];
+        const across = (a, b, c, d) => Math.max(0, Math.min(b, d) - Math.max(a, c));
+        const covered = ([x, y]) =>
+          (x < -4 || x + w > room ? w * h : 0) +
+          nodes.reduce(
+            (sum, b) =>
+              sum + across(x, x + w, b.x, b.x + b.width) * across(y - h / 2, y + h / 2, b.y, b.y + b.height),
+            0,
+          );
+        const [x, at] = spots.reduce((best, spot) => (covered(spot) < covered(best) ? spot : best));
+        label.setAttribute("x", x);
+        label.setAttribute("y", at + h / 3);
+      }
     }
 
     function go(index, { push = true, node = -1 } = {}) {
@@ -222,6 +269,8 @@
         allSummary.textContent = `All variables, before this line (${before})`;
         allBody.replaceChildren(...held);
         figure.replaceChildren(...walkedGraph(walk, at));
+        const drawn = figure.querySelector("svg");
+        if (drawn) placeValues(drawn);
       } else {
         nowBody.replaceChildren(
           step.querySelector(".ag-tracer__summary").cloneNode(true),
@@ -345,7 +394,8 @@
       target.addEventListener("keydown", (event) => {
         const name = keys[event.key];
         if (!name || event.altKey || event.ctrlKey || event.metaKey) return;
-        if (name === "line" && root.dataset.node === "0") return; // Escape leaves a walk only
+        // Escape leaves a walk only.
+        if (name === "line" && root.dataset.node === "0") return;
         event.preventDefault();
         move(name);
       });

@@ -510,6 +510,8 @@ root => {
     running: running ? running.textContent : null,
     failed: running ? running.classList.contains('is-failed') : null,
     carrying: root.querySelectorAll('.ag-tracer__fig .is-carrying').length,
+    onEdges: [...root.querySelectorAll('.ag-tracer__fig .is-carrying > .ag-tracer__edge-value')]
+      .map(label => label.textContent),
     now: root.querySelector('.ag-tracer__now > .ag-tracer__body').textContent,
     announced: root.querySelector('[aria-live="polite"]').textContent,
   };
@@ -536,6 +538,8 @@ def check_node(
     assert shown["failed"] == bool(run["error"]), where
     carried = [sent for sent in run["sent"] if sent["value"] is not None]
     assert shown["carrying"] == len(carried), where  # an edge per gradient sent
+    on_edges = sorted(sent["value"] for sent in carried)  # each with its value on it
+    assert sorted(shown["onEdges"]) == on_edges, f"{where}: {shown['onEdges']} on the edges"
     now = shown["now"]
     assert f"receives {run['received']}" in now or f"= {run['received']}." in now, where
     for sent in run["sent"]:

@@ -8,7 +8,7 @@ import re
 from autograd_traced.build.assets import compact
 from tests.support.paths import ROOT
 
-# "at most\n12 KB of JavaScript (`docs/javascripts/tracer.js`) and 9 KB of CSS (`...`)"
+# "at most\n14 KB of JavaScript (`docs/javascripts/tracer.js`) and 9 KB of CSS (`...`)"
 SIZES_RE = re.compile(r"(\d+) KB of\s+(?:JavaScript|CSS)\s+\(`([^`]+)`\)")
 
 

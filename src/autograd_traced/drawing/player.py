@@ -49,7 +49,8 @@ def render_player(trace: Trace, *, player_id: str, title: str) -> str:
             " graph.</p>",
             TRANSCRIPT,
             *_start(trace),
-            '<ol class="ag-tracer__steps" data-search-exclude>',  # previews stay prose
+            # The steps are the player's data, kept from the index whole (previews stay prose).
+            '<ol class="ag-tracer__steps" data-search-exclude>',
             *(_step(step, trace, player_id, count) for step in trace.steps),
             "</ol>",
             *(_walk(step, player_id) for step in trace.steps if step.backward is not None),
@@ -63,10 +64,10 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     parts = [
         f'<li class="{classes}" id="{player_id}-line-{step.number}"'
         f' data-graph="{step.graph_at.anchor if step.graph_at else ""}">',
-        f'<div class="ag-tracer__code" data-search-exclude><code>{_pre(step.source)}</code></div>',
+        f'<div class="ag-tracer__code"><code>{_pre(step.source)}</code></div>',
         '<div class="ag-tracer__state">',
         f'<p class="ag-tracer__summary">Line {step.number} of {count}. {_summary(step)}</p>',
-        '<ul class="ag-tracer__vars" data-search-exclude>',
+        '<ul class="ag-tracer__vars">',
         *(_variable(v, changed=True) for v in step.variables if v.name in step.changed),
         *(
             f'<li class="ag-tracer__var is-changed is-removed" data-name="{escape(name)}">'
@@ -92,8 +93,7 @@ def _step(step: Step, trace: Trace, player_id: str, count: int) -> str:
     parts.append(f'<p class="ag-tracer__graph-note">{_graph_note(step, player_id)}</p>')
     drawing = trace.drawings.get(step.number)
     if drawing is not None:
-        # The note above says what the graph did; its labels would only clutter the index.
-        parts.append(f'<figure class="ag-tracer__graph" data-search-exclude>\n{drawing}\n</figure>')
+        parts.append(f'<figure class="ag-tracer__graph">\n{drawing}\n</figure>')
     parts.append("</li>")
     return "\n".join(parts)
 
@@ -117,14 +117,15 @@ def _walk(step: Step, player_id: str) -> str:
         '<ol class="ag-tracer__nodes" data-search-exclude>',
     ]
     for run in walk.runs:
-        edges = " ".join(
-            f"{run.node}-{sent.node}" for sent in run.sent if sent.node and sent.value is not None
-        )
+        carried = [sent for sent in run.sent if sent.node and sent.value is not None]
+        edges = " ".join(f"{run.node}-{sent.node}" for sent in carried)
+        values = " ".join(escape(sent.value or "") for sent in carried)  # written on the edges
         # A leaf's: the player shows the .grad it wrote in the program's state.
         wrote = f' data-leaf="{escape(run.leaf)}" data-grad="{run.grad_after}"' if run.leaf else ""
         parts += [
             f'<li class="ag-tracer__node{" is-error" if run.error else ""}"'
-            f' id="{anchor}-node-{run.number}" data-node="{run.node}" data-edges="{edges}"{wrote}>',
+            f' id="{anchor}-node-{run.number}" data-node="{run.node}" data-edges="{edges}"'
+            f' data-values="{values}"{wrote}>',
             *_node_run(run, count=len(walk.runs)),
             "</li>",
         ]

@@ -168,7 +168,8 @@ def compact(svg: str) -> str:
     """Drop what the page does not need, for page weight (diagrams are most of a page).
 
     Ids go (nothing refers to them, and several diagrams share a page), the default font, the
-    text colour and the strokes' colour come from diagrams.css, `start` is SVG's default
+    text colour, the strokes' colour and the shapes' default fills (none; an arrowhead's is
+    the text colour) come from diagrams.css, `start` is SVG's default
     anchor, and coordinates are whole points (under a CSS pixel at any size drawn here).
     """
     svg = re.sub(r'\sid="[^"]*"', "", svg)
@@ -176,13 +177,36 @@ def compact(svg: str) -> str:
         rf' (?:font-family="{FONT}, sans-serif"|text-anchor="start"|stroke="currentColor")', "", svg
     )
     svg = re.sub(r'(<text\b[^>]*) fill="currentColor"', r"\1", svg)
-    return _GEOMETRY.sub(
+    svg = re.sub(r'(<(?:path|ellipse)\b[^>]*) fill="none"', r"\1", svg)
+    svg = re.sub(r'(<polygon\b[^>]*) fill="currentColor"', r"\1", svg)
+    svg = _GEOMETRY.sub(
         lambda attr: attr.group(1) + _NUMBER.sub(lambda n: str(round(float(n[0]))), attr.group(2)),
         svg,
     )
+    return _CURVES.sub(_straighten, svg)
+
+
+def _straighten(path: re.Match[str]) -> str:
+    """Graphviz draws every line as a cubic curve: one whose control points are its own ends
+    is a straight line, drawn by `H`, `V` or `L` (a box's sides, most edges) in a fraction of
+    the characters."""
+    points = path["curves"].split()
+    if len(points) % 3:
+        return path[0]
+    at, drawn = path["start"], [f"M{path['start']}"]
+    for first, second, end in zip(points[::3], points[1::3], points[2::3], strict=True):
+        if (first, second) != (at, end):
+            drawn.append(f"C{first} {second} {end}")
+        else:
+            (x0, y0), (x, y) = at.split(","), end.split(",")
+            drawn.append(f"H{x}" if y == y0 else f"V{y}" if x == x0 else f"L{end}")
+        at = end
+    return f' d="{"".join(drawn)}"'
 
 
 # Attributes that hold coordinates and sizes, and the numbers in them (never a label's text).
 _GEOMETRY = re.compile(r'(\s(?:d|points|x|y|cx|cy|rx|ry|transform|viewBox|font-size)=")([^"]*)')
 _NUMBER = re.compile(r"-?\d+\.\d+")
+# A path of one move and cubic curves, its coordinates whole numbers (after rounding).
+_CURVES = re.compile(r' d="M(?P<start>-?\d+,-?\d+)C(?P<curves>(?:\s?-?\d+,-?\d+)+)"')
 FONT = "DejaVu Sans"  # the face Graphviz measured every layout with

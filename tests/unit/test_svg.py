@@ -1,0 +1,37 @@
+"""What `drawing/svg.compact` leaves of a Graphviz drawing: the same picture, fewer bytes."""
+
+from __future__ import annotations
+
+from autograd_traced.drawing.svg import compact
+from tests.support.paths import ROOT
+
+
+def test_a_curve_whose_control_points_are_its_ends_becomes_a_line() -> None:
+    box = (  # a rounded box's top side, its corner, its left side, as Graphviz writes them
+        '<path fill="none" d="M240.2,-363C240.2,-363 12,-363 12,-363 6,-363 0,-357 0,-351'
+        ' 0,-351 0,-334 0,-334"/>'
+    )
+    assert compact(box) == '<path d="M240,-363H12C6,-363 0,-357 0,-351V-334"/>'
+    slanted = '<path d="M0,0C0,0 3,4 3,4"/>'
+    assert compact(slanted) == '<path d="M0,0L3,4"/>'
+
+
+def test_a_real_curve_and_any_other_path_stay_as_they_are() -> None:
+    curve = '<path d="M252,-326C291,-314 323,-292 323,-253"/>'
+    assert compact(curve) == curve
+    other = '<path d="M0,0C1,1 2,2 3,3 4,4Z"/>'  # not moves and whole curves only
+    assert compact(other) == other
+
+
+def test_default_fills_are_left_to_the_style_sheet() -> None:
+    shapes = (
+        '<ellipse fill="none" cx="1"/><polygon fill="currentColor" points="0,0 1,1"/>'
+        '<polygon fill="none" points="0,0 1,1"/><path fill="red" d="M0,0"/>'
+    )
+    assert compact(shapes) == (  # diagrams.css: none for a shape, currentColor for an arrowhead
+        '<ellipse cx="1"/><polygon points="0,0 1,1"/>'
+        '<polygon fill="none" points="0,0 1,1"/><path fill="red" d="M0,0"/>'
+    )
+    css = (ROOT / "docs/stylesheets/diagrams.css").read_text()
+    assert ".ag-diagram :where(path, ellipse):where(:not([fill])) {\n  fill: none;" in css
+    assert ".ag-diagram :where(polygon):where(:not([fill])) {\n  fill: currentColor;" in css
