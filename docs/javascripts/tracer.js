@@ -196,7 +196,7 @@
       });
       const item = walk.nodes[at];
       mark(item.dataset.node, item.classList.contains("is-error") ? "is-failed" : "is-running");
-      const values = item.dataset.values.split(" ");
+      const values = JSON.parse(item.dataset.values);
       item.dataset.edges.split(" ").forEach((edge, k) => {
         mark(edge, "is-carrying");
         // The gradient it carries, written by its edge (placed once drawn: placeValues).

@@ -12,6 +12,7 @@ Markdown keeps it as one raw HTML block.
 
 from __future__ import annotations
 
+import json
 import re
 from html import escape
 from pathlib import PurePosixPath
@@ -119,7 +120,8 @@ def _walk(step: Step, player_id: str) -> str:
     for run in walk.runs:
         carried = [sent for sent in run.sent if sent.node and sent.value is not None]
         edges = " ".join(f"{run.node}-{sent.node}" for sent in carried)
-        values = " ".join(escape(sent.value or "") for sent in carried)  # written on the edges
+        # Written on the edges: a list, since a non-scalar gradient's text holds spaces.
+        values = escape(json.dumps([sent.value for sent in carried]))
         # A leaf's: the player shows the .grad it wrote in the program's state.
         wrote = f' data-leaf="{escape(run.leaf)}" data-grad="{run.grad_after}"' if run.leaf else ""
         parts += [

@@ -169,8 +169,8 @@ def compact(svg: str) -> str:
 
     Ids go (nothing refers to them, and several diagrams share a page), the default font, the
     text colour, the strokes' colour and the shapes' default fills (none; an arrowhead's is
-    the text colour) come from diagrams.css, `start` is SVG's default
-    anchor, and coordinates are whole points (under a CSS pixel at any size drawn here).
+    the text colour) come from diagrams.css, `start` is SVG's default anchor, coordinates are
+    whole points (under a CSS pixel at any size drawn here) and straight lines are lines.
     """
     svg = re.sub(r'\sid="[^"]*"', "", svg)
     svg = re.sub(
