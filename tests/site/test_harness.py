@@ -53,6 +53,7 @@ from tests.support.broken_copy import (
     PWNED,
     RAISES,
     SETUP,
+    STRAY_SHOWN,
     UNPARSABLE,
     UNUSED_LINK,
     WRITES_SOURCES,
@@ -377,6 +378,14 @@ def test_printed_markup_is_shown_as_text_never_run(passing: Passing) -> None:
     html = passing.page("markup.md")
     assert "&lt;script&gt;alert('x')&lt;/script&gt;" in html
     assert "<script>alert(" not in html
+
+
+def test_what_a_page_writes_past_its_transcript_is_logged_escaped(passing: Passing) -> None:
+    assert "docs/stray-output.md: its process wrote outside the transcripts" in passing.build.log
+    for shown in STRAY_SHOWN:
+        assert shown in passing.build.log
+    for raw in ("\x1b]0;pwned", "\x1b[2J", "\x1b[31m __stderr__", "\x1b[32m child"):
+        assert raw not in passing.build.log  # (the log may hold MkDocs' own colours)
 
 
 def test_broken_links_anchors_and_formulas_fail_the_strict_build(tmp_path: Path) -> None:

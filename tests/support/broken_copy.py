@@ -47,6 +47,8 @@ LINKS_OUTSIDE = "snippets/broken/links_outside.pycon"  # a link to that file
 UNUSED_LINK = "snippets/h/unused.pycon"  # not a break: a link to /etc/passwd no page uses
 MARKUP = "snippets/broken/markup.pycon"  # not a break: printed markup must show as text
 ISOLATION = "snippets/broken/isolation.pycon"  # not a break: run by two pages, both pass
+STRAY_OUTPUT = "snippets/broken/stray_output.pycon"  # not a break: escapes past the transcript
+STRAY_SHOWN = ("\\x1b]0;pwned\\x07\\x1b[2J fd 2", "\\x1b[31m __stderr__", "\\x1b[32m child")
 
 
 def run(options: str) -> str:
@@ -110,6 +112,7 @@ PASSING = {
     "isolation-a.md": [run(f'file="{ISOLATION}"')],
     "isolation-z.md": [run(f'file="{ISOLATION}"')],
     "starts-processes.md": [run(f'file="{STARTS_PROCESSES}"')],
+    "stray-output.md": [run(f'file="{STRAY_OUTPUT}"')],
 }
 FENCE_FORMS_PAGE = "fence-forms.md"  # must pass: every form of fence runs, in build and tests
 FENCE_FORMS = f"""# Fences in every form
@@ -283,6 +286,18 @@ def make_broken(destination: Path) -> Path:
     return root
 
 
+# Written past the transcript, to the page's own stdout and stderr: the build's log must say
+# it with every control character spelt out (STRAY_SHOWN), never send it to the terminal raw.
+STRAY_OUTPUT_SNIPPET = r"""
+>>> import os, subprocess, sys
+>>> _ = os.write(2, b"\x1b]0;pwned\x07\x1b[2J fd 2\n")
+>>> _ = sys.__stderr__.write("\x1b[31m __stderr__\n")
+>>> _ = subprocess.run([sys.executable, "-c", "print('\\x1b[32m child')"], check=True)
+>>> print("the transcript")
+the transcript
+""".lstrip()
+
+
 def _add_passing(root: Path) -> None:
     # Out of the nav, which would change the real pages' HTML; and known, so strict passes.
     pages = "\n".join(f"  /{name}" for name in [*PASSING, FENCE_FORMS_PAGE, *BROKEN, LINKS_PAGE])
@@ -292,6 +307,7 @@ def _add_passing(root: Path) -> None:
     write(root, STARTS_PROCESSES, STARTS_PROCESSES_SNIPPET)
     (root / UNUSED_LINK).parent.mkdir(parents=True, exist_ok=True)
     (root / UNUSED_LINK).symlink_to("/etc/passwd")
+    write(root, STRAY_OUTPUT, STRAY_OUTPUT_SNIPPET)
     markup = "<script>alert('x')</script>"
     write(root, MARKUP, f'>>> print("{markup}")\n{markup}\n')
     _write_pages(root, PASSING)

@@ -59,18 +59,25 @@ class FenceReport:
 
 
 def execute_page(
-    plan: PagePlan, workdir: str, *, report: Report, ask: Ask | None = None
+    plan: PagePlan,
+    workdir: str,
+    output: str = "",
+    *,
+    report: Report,
+    ask: Ask | None = None,
 ) -> list[dict[str, object]]:
     """A report for each fence that shares the page's namespace, in page order.
 
     After a failure the later ones are not run: they would run on half-made state. `ask`
     reaches the build's process: it draws the graphs, once per DOT source for every page.
+    What the process writes outside the transcripts goes to the file `output`.
     """
     draw: Draw = dot_svg if ask is None else (lambda source: str(ask("dot", source)))
     if workdir:  # in a process of the page's own (with execution off, or nothing to run, not)
         # A folder of the page's own (removed after it) and the repository read-only: what
         # a snippet writes reaches no source, no other page and no serve rebuild.
         os.chdir(workdir)
+        processes.send_output_to(output)
         processes.read_only(plan.root)
         processes.limit_memory(plan.settings.memory)
         _seed_everything()

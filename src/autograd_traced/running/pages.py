@@ -11,6 +11,7 @@ a page must run.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -27,6 +28,9 @@ from autograd_traced.fences.registry import KINDS
 from autograd_traced.running import child, fork_server, source_guard, verdict
 from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, PlannedFence
 from autograd_traced.running.results_cache import ResultsCache
+from autograd_traced.running.snippets import shown_safely
+
+log = logging.getLogger("mkdocs.plugins.autograd_traced")
 
 
 class PageRunner:
@@ -177,12 +181,16 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
         watched = () if cache is None else (str(cache.folder),)
         sources = source_guard.snapshot(plan.root, watched)
         workdir = tempfile.mkdtemp(prefix="autograd-traced-page-")
+        output = f"{workdir}.out"  # beside the page's folder, not in it: a listing shows it not
+        with open(output, "x"):
+            pass
         reports: object = None
         try:
             reports = start_processes().call(
                 child.execute_page,
                 plan,
                 workdir,
+                output,
                 answers={"dot": dot_svg},
                 starting=f"{plan.page} (starting its process)",
             )
@@ -194,6 +202,7 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
             ran, reusable = verdict.crashed(plan, where, why), False
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+            _relay_output(plan.page, output)
         if changed := source_guard.changes(plan.root, sources, watched):
             why = "the repository changed while it ran (a page may not write it): "
             ran, reusable = verdict.crashed(plan, plan.page, why + ", ".join(changed)), False
@@ -206,6 +215,26 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
         no_report = lambda where, seconds: None  # noqa: E731
         ran = verdict.decide(plan, child.execute_page(plan, "", report=no_report))
     return PageRun(plan, _with_drawings(plan, ran, stages), reusable)
+
+
+def _relay_output(page: str, output: str) -> None:
+    """Say what the page's process wrote outside its transcripts (a warning, a write to fd 2,
+    what a process it started printed): escaped and cut, so it cannot drive the terminal."""
+    try:
+        with open(output, "rb") as file:
+            written = file.read(_RELAYED_MAX + 1)
+        os.unlink(output)
+    except OSError:
+        return
+    if not written.strip():
+        return
+    text = written[:_RELAYED_MAX].decode("utf-8", "replace").rstrip("\n")
+    if len(written) > _RELAYED_MAX:
+        text += f"\n... cut at {_RELAYED_MAX} bytes"
+    log.info("%s: its process wrote outside the transcripts:\n%s", page, shown_safely(text))
+
+
+_RELAYED_MAX = 16_384  # bytes of a page's stray output shown in the build's log
 
 
 def _with_drawings(

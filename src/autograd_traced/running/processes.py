@@ -16,6 +16,7 @@ import ctypes
 import os
 import resource
 import signal
+import sys
 from collections.abc import Container
 from pathlib import Path
 
@@ -30,6 +31,18 @@ def die_with_parent(how: signal.Signals = signal.SIGKILL) -> None:
     _libc.prctl(_PR_SET_PDEATHSIG, how)
     if os.getppid() != parent:  # the parent died before the signal was asked for
         os._exit(1)
+
+
+def send_output_to(path: str) -> None:
+    """Everything this process and what it starts write to stdout and stderr (a warning, a
+    write to fd 2, a child's output) goes to the file `path`, never to the build's terminal."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
 
 
 def adopt_orphans() -> None:
