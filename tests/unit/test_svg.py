@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 from autograd_traced.drawing.svg import compact
+from autograd_traced.running import processes
 from tests.support.paths import ROOT
 
 
@@ -35,3 +41,28 @@ def test_default_fills_are_left_to_the_style_sheet() -> None:
     css = (ROOT / "docs/stylesheets/diagrams.css").read_text()
     assert ".ag-diagram :where(path, ellipse):where(:not([fill])) {\n  fill: none;" in css
     assert ".ag-diagram :where(polygon):where(:not([fill])) {\n  fill: currentColor;" in css
+
+
+def test_graphviz_dies_with_the_process_that_started_it() -> None:
+    """A SIGKILL of the build skips dot's time limit: dot must not go on drawing alone."""
+    dense = " ".join(f"n{a} -> n{b};" for a in range(60) for b in range(60) if a != b)
+    script = "import sys; from autograd_traced.drawing.svg import dot_svg; dot_svg(sys.argv[1])"
+    drawer = subprocess.Popen([sys.executable, "-c", script, f"digraph {{ {dense} }}"])
+    deadline = time.monotonic() + 30
+    while not (dots := processes.children_of(drawer.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert dots, "dot never started"
+    drawer.kill()
+    drawer.wait()
+    deadline = time.monotonic() + 10
+    while (left := [pid for pid in dots if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, "dot outlived the process that started it"
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for whoever adopted it to reap it."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

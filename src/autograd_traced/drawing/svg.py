@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from autograd_traced.running import processes
+
 # Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
 # CSS class, so the palette lives in diagrams.css and follows the light/dark scheme.
 # (They are still sensible colours for a plain `dot -Tpng` preview.)
@@ -85,6 +87,8 @@ def dot_svg(dot_source: str, timeout: float = DOT_TIMEOUT) -> str:
             text=True,
             check=False,
             timeout=timeout,
+            # Killed with the build even by a SIGKILL, which skips the timeout's own kill.
+            preexec_fn=processes.die_with_parent,
         )
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"dot timed out after {timeout:g} s") from None
