@@ -76,6 +76,12 @@ def test_the_lab_has_enough_exercises() -> None:
     assert len(lab_exercises(LAB.read_text())) >= MIN_LAB_EXERCISES
 
 
+def test_the_home_page_says_how_many_exercises_the_lab_has() -> None:
+    words = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen"}
+    count = len(lab_exercises(LAB.read_text()))
+    assert f"{words[count]} broken versions" in (ROOT / "docs" / "index.md").read_text()
+
+
 @pytest.mark.parametrize("index", range(len(lab_exercises(LAB.read_text()))))
 def test_each_lab_exercise_shows_a_symptom_asks_and_answers(index: int) -> None:
     markdown = LAB.read_text()
