@@ -641,6 +641,11 @@ root => {
       'node in the graph':
         [rect(root.querySelector('.ag-tracer__fig :is(.is-running, .is-failed)'))],
     },
+    // A list item's bullet sits in its indent: an item flush with the panel puts it outside.
+    flush: [...root.querySelectorAll('.ag-tracer__now .ag-tracer__node li')]
+      .filter(li => li.getBoundingClientRect().left
+        - root.querySelector('.ag-tracer__now').getBoundingClientRect().left < 8)
+      .map(li => li.textContent.trim().slice(0, 40)),
   };
 }
 """
@@ -677,6 +682,7 @@ def test_one_screen_in_a_walk(
                         or rect["right"] > width + 1
                     ):
                         problems.append(f"{anchor} node {number}: {name}: {rect}")
+            problems += [f"{anchor} node {number}: a bullet outside: {li}" for li in shown["flush"]]
     context.close()
     assert not problems, f"{len(problems)} parts off screen at {width}x{height}:\n" + "\n".join(
         problems
