@@ -1,6 +1,7 @@
-// Diagrams shrink to fit the column; on a phone their text would be too small to read.
-// A diagram drawn with text under READABLE_PX gets an "Enlarge diagram" button that opens it
-// at its natural size in a modal dialog, scrollable both ways. Escape or "Close" returns
+// Diagrams shrink to fit the column, down to the width that keeps their text legible
+// (diagrams.css); past it, a diagram scrolls sideways in its figure. A diagram cut that way,
+// or drawn with text under READABLE_PX, gets an "Enlarge diagram" button that opens it at
+// its natural size in a modal dialog, scrollable both ways. Escape or "Close" returns
 // focus to the button. tests/browser/test_reading.py measures the text in both places.
 (() => {
   const READABLE_PX = 11;
@@ -50,12 +51,27 @@
       button.textContent = "Enlarge diagram";
       button.hidden = true;
       button.addEventListener("click", () => open(svg, button));
-      svg.after(button);
-      // Shown only while the diagram is drawn too small: phones, narrow windows, zoomed out.
-      new ResizeObserver(() => {
+      (svg.closest("figure.autograd-diagram") || svg).after(button); // not in what scrolls
+      // Shown only while the diagram is drawn too small or cut by its column (it scrolls
+      // sideways in its figure: phones, narrow windows, zoomed in). A cut figure is a
+      // scrollable region, which the keyboard must reach.
+      const figure = svg.closest("figure.autograd-diagram");
+      const observer = new ResizeObserver(() => {
+        const cut = !!figure && figure.scrollWidth > figure.clientWidth + 1;
+        if (cut) {
+          figure.tabIndex = 0;
+          figure.setAttribute("aria-label", "Diagram, scrolls sideways");
+          if (!figure.scrollLeft) // the middle first, where a graph's root is; not on resizes
+            figure.scrollLeft = (figure.scrollWidth - figure.clientWidth) / 2;
+        } else if (figure) {
+          figure.removeAttribute("tabindex");
+          figure.removeAttribute("aria-label");
+        }
         button.hidden = !(svg.getBoundingClientRect().width > 0) ||
-          smallestTextPx(svg) >= READABLE_PX;
-      }).observe(svg);
+          (!cut && smallestTextPx(svg) >= READABLE_PX);
+      });
+      observer.observe(svg);
+      if (figure) observer.observe(figure); // past the legible width, only the figure shrinks
     }
   };
 

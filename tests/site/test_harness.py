@@ -349,7 +349,7 @@ def test_fences_in_every_form_run_in_build_and_tests(broken: Run, passing: Passi
     html = passing.page(page)
     for path in (SETUP, "snippets/computing_gradients/phase1_grad.pycon", PHASE2):
         assert f'">{shown_path(path)}</a></span>' in html, path  # its title links to the snippet
-    assert html.count('<figure class="autograd-diagram">') == 2
+    assert html.count('<figure class="autograd-diagram"') == 2
     assert f'exec="on" file="{MISSING}"' in html  # shown as text
     fences = executable_fences((broken.root / "docs" / page).read_text())
     passed = [n for n, got in broken.tests.outcomes.of.items() if page in n and got == "passed"]

@@ -28,7 +28,7 @@ def test_the_search_index_holds_each_diagrams_words_once(built_site: Path) -> No
     assert "saved self (x1) = 1.1000" not in text  # a graph node's label, not words
     html = "".join(page.read_text() for page in built_site.rglob("*.html"))
     # The figures' (a player's drawings are kept out of the index on purpose).
-    figure = r'<figure class="autograd-diagram">\s*<svg\b[^>]*\baria-label="([^"]*)"'
+    figure = r'<figure class="autograd-diagram"[^>]*>\s*<svg\b[^>]*\baria-label="([^"]*)"'
     titles = re.findall(figure, html)
     assert titles
     for title in set(titles):

@@ -39,7 +39,7 @@ def test_every_executable_fence_rendered(built_site: Path, page: Path) -> None:
     for path in snippet_files(markdown):
         assert f'">{shown_path(path)}</a></span><pre>' in html, f"{path} shows no transcript"
     figures = len([f for f in executable_fences(markdown) if f.language != "pycon"])
-    assert html.count('<figure class="autograd-diagram">') == figures
+    assert html.count('<figure class="autograd-diagram"') == figures
     assert html.count("<svg") >= figures
 
 

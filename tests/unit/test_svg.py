@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from autograd_traced.drawing.svg import compact
+from autograd_traced.drawing.svg import compact, figure, legible_width
 from autograd_traced.running import processes
 from tests.support.paths import ROOT
 
@@ -66,3 +67,21 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_a_figure_is_no_narrower_than_its_smallest_text_needs() -> None:
+    """11 px text at the narrowest: 557 units wide with 11-unit text needs 557 px."""
+    svg = (
+        '<svg viewBox="0 0 557 443" style="width: 743px; max-width: 100%">'
+        '<text font-size="13.00">loss</text><text font-size="11">saved</text></svg>'
+    )
+    assert legible_width(svg) == 557
+    assert '<figure class="autograd-diagram" style="--ag-legible-width: 557px">' in figure(svg)
+    big = svg.replace('font-size="11"', 'font-size="22"')  # legible at half its width
+    assert legible_width(big) == math.ceil(557 * 11 / 13)
+    tiny = svg.replace('font-size="11"', 'font-size="5"')  # never wider than it is drawn
+    assert legible_width(tiny) == 743
+    assert legible_width('<svg viewBox="0 0 10 10" style="width: 13px"></svg>') is None
+    assert figure('<svg viewBox="0 0 10 10" style="width: 13px"></svg>').startswith(
+        '<figure class="autograd-diagram">'
+    )

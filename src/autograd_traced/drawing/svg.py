@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 import re
 import shutil
 import subprocess
@@ -163,9 +164,27 @@ def inert(svg: str) -> str:
     return _ACTIVE_ATTRIBUTES.sub("", svg)
 
 
+LEGIBLE_PX = 11  # the smallest text a phone reader can still read (body text is 16)
+
+
 def figure(svg: str) -> str:
-    """A drawing as the page shows it."""
-    return f'<figure class="autograd-diagram">\n{svg}\n</figure>'
+    """A drawing as the page shows it. It shrinks to fit its column, but never below the
+    width at which its smallest text is LEGIBLE_PX (diagrams.css reads it): on a phone, a
+    wide diagram scrolls sideways inside its figure instead of shrinking its text to 7 px."""
+    legible = legible_width(svg)
+    style = f' style="--ag-legible-width: {legible}px"' if legible else ""
+    return f'<figure class="autograd-diagram"{style}>\n{svg}\n</figure>'
+
+
+def legible_width(svg: str) -> int | None:
+    """The width in CSS px at which the drawing's smallest text is LEGIBLE_PX, at most its
+    natural width; None for a drawing without text."""
+    view_box = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"', svg)
+    natural = re.search(r"width: (\d+)px", svg)
+    sizes = [float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)]
+    if view_box is None or natural is None or not sizes:
+        return None
+    return min(math.ceil(float(view_box[1]) * LEGIBLE_PX / min(sizes)), int(natural[1]))
 
 
 def compact(svg: str) -> str:
