@@ -16,6 +16,7 @@ import nox
 
 ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT / "src"))  # local_site needs only the standard library
+from autograd_traced.tools.lighthouse import VERSION as LIGHTHOUSE_VERSION  # noqa: E402
 from autograd_traced.tools.local_site import CHROMIUM, HOST, PORT, SERVE_ARGS  # noqa: E402
 
 nox.options.default_venv_backend = "venv"
@@ -26,7 +27,8 @@ TORCH_VERSIONS = ["2.13.0", "2.14.1"]
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 TOOLS = {"dot": "graphviz", "node": "nodejs"}  # command -> Debian package the build needs
 TEST_TOOLS = {"faketime": "faketime"}  # ... and the tests besides (a build on a faked day)
-BROWSER_TOOLS = {"pdftotext": "poppler-utils"}  # ... and the browser tests (a page printed)
+# ... and the browser tests: a page printed, Lighthouse installed
+BROWSER_TOOLS = {"pdftotext": "poppler-utils", "npm": "npm"}
 
 
 def install_project(session: nox.Session, extras: str = "test") -> None:
@@ -107,8 +109,27 @@ def browser(session: nox.Session) -> None:
         "tests/browser",
         "--numprocesses=auto",
         *session.posargs,
-        env={**QUIET, "CHROMIUM": CHROMIUM},
+        env={**QUIET, "CHROMIUM": CHROMIUM, "LIGHTHOUSE": install_lighthouse(session)},
     )
+
+
+def install_lighthouse(session: nox.Session) -> str:
+    """npm's Lighthouse, pinned, in .nox/lighthouse (kept between runs); its executable."""
+    folder = ROOT / ".nox" / "lighthouse"
+    executable = folder / "node_modules" / ".bin" / "lighthouse"
+    if not executable.exists():
+        session.run(
+            "npm",
+            "install",
+            "--prefix",
+            str(folder),
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+            f"lighthouse@{LIGHTHOUSE_VERSION}",
+            external=True,
+        )
+    return str(executable)
 
 
 def requirements_with_torch(version: str) -> list[str]:
@@ -147,10 +168,14 @@ def update_examples(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure the targets: execution cost, a 40-page copy against plain Material, serve."""
-    require_system_packages(session, browser=False)
+    """Measure the targets: execution cost, a 40-page copy against plain Material, serve,
+    Lighthouse."""
+    require_system_packages(session, browser=True)
     install_project(session)
-    session.run("python", "-m", "benchmarks", *session.posargs, env=QUIET)
+    lighthouse = install_lighthouse(session)
+    session.run(
+        "python", "-m", "benchmarks", *session.posargs, env={**QUIET, "LIGHTHOUSE": lighthouse}
+    )
 
 
 @nox.session

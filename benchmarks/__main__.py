@@ -16,13 +16,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import builds, imports, report, serve, stages, suites, targets
+from benchmarks import builds, imports, lighthouse, report, serve, stages, suites, targets
 from benchmarks.harness import ROOT, BenchError, Samples, log
 from benchmarks.memory import TreeMemory
 from benchmarks.scaled_site import make_scaled_site, read_config, site_articles
 
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
-MEASUREMENTS = ("imports", "builds", "scale", "warm", "serve", "suites")
+MEASUREMENTS = ("imports", "builds", "scale", "warm", "serve", "suites", "lighthouse")
 # The real site's articles (the nav, less the home page): its copy for serve has no more.
 SITE_ARTICLE_PAGES = len(site_articles(read_config(ROOT / "mkdocs.yml")))
 
@@ -93,6 +93,9 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
     if "suites" in args.only:
         log(f"pytest: snippets x{args.repeat}, full suite (no browser) x{args.suite_repeat}")
         out.samples |= suites.measure_suites(args.repeat, args.suite_repeat)
+    if "lighthouse" in args.only:
+        log(f"Lighthouse, mobile, every page: {args.repeat} rounds")
+        out.samples |= lighthouse.measure_lighthouse(args.repeat, workdir)
     return out
 
 

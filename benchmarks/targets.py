@@ -6,6 +6,7 @@ import statistics
 from dataclasses import dataclass
 
 from benchmarks.harness import Samples
+from benchmarks.lighthouse import SAMPLE
 from benchmarks.memory import TreeMemory
 
 MIB = 2**20
@@ -16,6 +17,7 @@ MEMORY_GROWTH_MAX = 20 * MIB  # over the serve rebuilds of the scaled site
 FULL_SUITE_MAX = 2.0  # x build_on
 WARM_BUILD_MAX = 1.10  # x plain Material: nothing changed, the results cache full
 WARM_EDIT_COST_MAX = 0.50  # x import_torch: one snippet edited, over plain Material
+LIGHTHOUSE_PERFORMANCE_MIN = 90  # the median of each page's mobile performance score
 
 # derived name: (minuend, subtrahend), both medians
 DIFFERENCES = {
@@ -101,6 +103,15 @@ def memory_target(memory: list[TreeMemory], pages: int) -> Target:
     return Target(name, growth <= MEMORY_GROWTH_MAX, detail)
 
 
+def lighthouse_target(meds: dict[str, float]) -> Target:
+    name = f"Lighthouse mobile performance >= {LIGHTHOUSE_PERFORMANCE_MIN} on every page"
+    scores = {key.split(" ", 1)[1]: value for key, value in meds.items() if key.startswith(SAMPLE)}
+    if not scores:
+        return Target(name, None, "not measured")
+    detail = ", ".join(f"{page} {score:g}" for page, score in scores.items())
+    return Target(name, min(scores.values()) >= LIGHTHOUSE_PERFORMANCE_MIN, detail)
+
+
 def targets(meds: dict[str, float], memory: list[TreeMemory], pages: int) -> list[Target]:
     """The targets, in the order of benchmarks/README.md; `pages`: the scaled article pages."""
     return [
@@ -131,4 +142,5 @@ def targets(meds: dict[str, float], memory: list[TreeMemory], pages: int) -> lis
             f"{WARM_EDIT_COST_MAX:.2f} x import_torch, {pages} article pages",
             *("warm_edit_cost", "import_torch", WARM_EDIT_COST_MAX, meds),
         ),
+        lighthouse_target(meds),
     ]

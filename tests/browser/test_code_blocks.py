@@ -101,6 +101,8 @@ BREAKS_JS = r"""
 def _open(recorder: Recorder, url: str) -> Page:
     page = recorder.page
     page.goto(url, wait_until="networkidle")
+    # code-blocks.js wraps the lines in short slices: wait for the last block.
+    page.wait_for_function("!document.querySelector('.highlight pre > code > .gp')")
     page.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true })")
     page.evaluate(CHARACTERS_JS)
     return page

@@ -1,7 +1,8 @@
 """Every page, loaded once with an empty cache, downloads less than 600 KB.
 
-KB = 1000 bytes; the sum of every response body as served (the test server does not compress):
-HTML, CSS, JS, fonts, the search worker and its index, the favicon, until network idle.
+KB = 1000 bytes; the sum of every response body, uncompressed (the test server gzips text as
+GitHub Pages does; the limit holds without it): HTML, CSS, JS, fonts, the search worker and
+its index, the favicon, until network idle.
 """
 
 from __future__ import annotations

@@ -66,10 +66,16 @@ def test_targets_pass_fail_and_skip() -> None:
     found = targets.targets(meds, memory(200, 220), pages=40)
     # 1.8 <= 1.1 x 1.68; 5.0 > 1.5 x 1.68; 2.2 <= 2 x 1.1; +20 MiB is the limit; 5.5 <= 6;
     # warm 1.1 <= 1.1 x 1.0; one edit 1.9 - 1.0 > 0.5 x 1.68
-    assert [t.verdict for t in found] == ["PASS", "FAIL", "PASS", "PASS", "PASS", "PASS", "FAIL"]
+    verdicts = ["PASS", "FAIL", "PASS", "PASS", "PASS", "PASS", "FAIL", "SKIP"]  # no Lighthouse
+    assert [t.verdict for t in found] == verdicts
     assert "41 pages" in found[2].name and "over 1 rebuilds at 41 pages" in found[3].name
     assert targets.targets(meds, memory(200, 220.1), pages=40)[3].verdict == "FAIL"
     assert {t.verdict for t in targets.targets({}, [], pages=40)} == {"SKIP"}
+    scores = {"lighthouse_performance home": [95.0], "lighthouse_performance lab/": [89.0, 90.0]}
+    lighthouse = targets.targets(targets.medians(scores), [], pages=40)[-1]
+    assert lighthouse.verdict == "FAIL" and lighthouse.detail == "home 95, lab/ 89.5"
+    scores["lighthouse_performance lab/"].append(91.0)
+    assert targets.targets(targets.medians(scores), [], pages=40)[-1].verdict == "PASS"
     text = "\n".join(report.ratio_table(targets.ratios(meds)))
     assert "| execution_cost / import_torch | 1.07 |" in text
 

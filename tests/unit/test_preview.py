@@ -1,5 +1,6 @@
 """The preview serves a built site as GitHub Pages does: under its path, with its 404 page."""
 
+import gzip
 import http.client
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (site / "page" / "index.html").write_text("a page")
     (site / "assets").mkdir()
     (site / "assets" / "style.css").write_text("body {}")
+    (site / "assets" / "image.png").write_bytes(b"\x89PNG")
     with serving(site, "/autograd-traced/") as url:
         yield url
 
@@ -58,6 +60,34 @@ def test_served_under_the_published_path(
 ) -> None:
     assert urlsplit(url).path == "/autograd-traced/"
     assert get(url, path) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected", "compressed"),
+    [
+        ("/autograd-traced/", "home", True),  # a folder's index.html
+        ("/autograd-traced/page/", "a page", True),
+        ("/autograd-traced/assets/style.css", "body {}", True),
+        ("/autograd-traced/assets/image.png", "\x89PNG", False),  # already compressed
+    ],
+)
+def test_text_is_gzipped_for_a_browser_that_accepts_it(
+    url: str, path: str, expected: str, compressed: bool
+) -> None:
+    """As GitHub Pages serves it: page weight is what a reader downloads."""
+    connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=5)
+    try:
+        connection.request("GET", path, headers={"Accept-Encoding": "gzip, deflate"})
+        response = connection.getresponse()
+        body = response.read()
+    finally:
+        connection.close()
+    assert response.status == 200
+    assert (response.getheader("Content-Encoding") == "gzip") is compressed
+    assert int(response.getheader("Content-Length", "-1")) == len(body)
+    assert (gzip.decompress(body) if compressed else body).decode("latin-1") == expected
+    if compressed:
+        assert get(url, path)[2] == expected  # asked without gzip: as it is on disk
 
 
 def test_without_a_404_page_the_plain_error_is_sent(tmp_path: Path) -> None:

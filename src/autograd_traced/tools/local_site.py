@@ -6,7 +6,9 @@ offline.
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
+import io
 import os
 import shutil
 import sys
@@ -64,8 +66,8 @@ def build_command(site_dir: Path, *flags: str) -> list[str]:
 
 class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
     """Serves a built site as a static host (GitHub Pages) does: under the path prefix of its
-    address, with the site's 404.html (status 404) for any path it does not have, and no
-    folder listings."""
+    address, text gzipped for a browser that accepts it, with the site's 404.html (status
+    404) for any path it does not have, and no folder listings."""
 
     prefix = "/"
 
@@ -73,7 +75,29 @@ class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
         if not (urlsplit(self.path).path + "/").startswith(self.prefix):
             self.send_error(HTTPStatus.NOT_FOUND)
             return None
-        return super().send_head()  # a directory without its "/" is redirected to it
+        if (file := self._compressible_file()) is None:
+            return super().send_head()  # a directory without its "/" is redirected to it
+        body = _gzipped(file, file.stat().st_mtime_ns)
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", self.guess_type(str(file)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def _compressible_file(self) -> Path | None:
+        """The text file this GET asks for, when the browser accepts gzip; else None."""
+        if "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return None
+        file = Path(self.translate_path(self.path))
+        if file.is_dir():
+            if not urlsplit(self.path).path.endswith("/"):
+                return None
+            file = file / "index.html"
+        if not file.is_file() or not self.guess_type(str(file)).startswith(_COMPRESSED_TYPES):
+            return None
+        return file
 
     def translate_path(self, path: str) -> str:
         inside = urlsplit(path).path.removeprefix(self.prefix.rstrip("/"))
@@ -97,6 +121,21 @@ class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+# What GitHub Pages compresses: text, scripts, style sheets, JSON, SVG and XML.
+_COMPRESSED_TYPES = (
+    "text/",
+    "application/javascript",
+    "application/json",
+    "application/xml",
+    "image/svg+xml",
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _gzipped(file: Path, mtime_ns: int) -> bytes:
+    return gzip.compress(file.read_bytes(), mtime=0)
 
 
 @contextmanager
