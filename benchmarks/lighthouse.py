@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from mkdocs.config import load_config
+
 from autograd_traced.tools import lighthouse
 from autograd_traced.tools.local_site import serving, strict_build_command
 from benchmarks.harness import ROOT, BenchError, Samples, base_env, run
@@ -29,7 +31,8 @@ def measure_lighthouse(repeat: int, workdir: Path) -> Samples:
     if lighthouse.command() is None:
         raise BenchError("lighthouse not found: set LIGHTHOUSE (`nox -s bench` installs it)")
     site = workdir / "lighthouse-site"
-    prefix = urlsplit(read_config(ROOT / "mkdocs.yml")["site_url"]).path or "/"
+    published = load_config(str(ROOT / "mkdocs.yml")).site_url or "/"  # its !ENV read
+    prefix = urlsplit(published).path or "/"
     samples: Samples = {}
     with serving(site, prefix) as url:  # the address first: the build needs it
         run(strict_build_command(site), env={**base_env(), "SITE_URL": url})

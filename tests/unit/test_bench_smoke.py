@@ -10,6 +10,7 @@ from autograd_traced.plugin import PLUGIN_NAME
 from benchmarks import report, stages, targets
 from benchmarks.__main__ import DEFAULT_OUTPUT, parse_args
 from benchmarks.harness import interleave
+from benchmarks.lighthouse import page_urls
 from benchmarks.memory import TreeMemory, descendants, tree_memory
 from benchmarks.scaled_site import make_scaled_site, read_config, snippet_files
 from tests.support.paths import ROOT
@@ -156,3 +157,9 @@ def test_arguments() -> None:
     assert (args.repeat, args.pages, args.serve_rounds, args.output) == (5, 40, 10, DEFAULT_OUTPUT)
     with pytest.raises(SystemExit):
         parse_args(["--pages", "1"])
+
+
+def test_lighthouse_reads_every_page_of_the_nav() -> None:
+    urls = page_urls()
+    assert urls[0] == "" and "find-the-line/" in urls
+    assert len(urls) == len(set(urls)) == len(list((ROOT / "docs").glob("*.md")))
