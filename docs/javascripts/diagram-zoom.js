@@ -6,15 +6,6 @@
 (() => {
   const READABLE_PX = 11;
 
-  // Smallest text in the diagram, in CSS pixels as drawn now (font size times the SVG's scale).
-  const smallestTextPx = (svg) => {
-    const sizes = [...svg.querySelectorAll("text")].map((text) => {
-      const m = text.getScreenCTM();
-      return m ? parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b) : Infinity;
-    });
-    return Math.min(...sizes);
-  };
-
   const open = (svg, button) => {
     const dialog = document.createElement("dialog");
     dialog.className = "ag-zoom";
@@ -43,33 +34,51 @@
     view.scrollLeft = (view.scrollWidth - view.clientWidth) / 2; // the graph's root is centred
   };
 
+  // A diagram's smallest font size, in the units of its viewBox (Graphviz writes each).
+  const smallestFont = (svg) =>
+    Math.min(...[...svg.querySelectorAll("text")].map((text) =>
+      parseFloat(text.getAttribute("font-size")) || 14));
+
+  let observer = null;
   const setUp = () => {
-    for (const svg of document.querySelectorAll("article svg.ag-diagram")) {
+    if (observer) observer.disconnect(); // the previous page's diagrams
+    const diagrams = [...document.querySelectorAll("article svg.ag-diagram")].map((svg) => {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "ag-zoom-open";
       button.textContent = "Enlarge diagram";
       button.hidden = true;
       button.addEventListener("click", () => open(svg, button));
-      (svg.closest("figure.autograd-diagram") || svg).after(button); // not in what scrolls
-      // Shown only while the diagram is drawn too small or cut by its column (it scrolls
-      // sideways in its figure: phones, narrow windows, zoomed in). A cut figure is a
-      // scrollable region, which the keyboard must reach.
       const figure = svg.closest("figure.autograd-diagram");
-      const observer = new ResizeObserver(() => {
+      (figure || svg).after(button); // not in what scrolls
+      return { svg, figure, button, font: smallestFont(svg), units: svg.viewBox.baseVal.width };
+    });
+    // Shown only while a diagram is drawn too small or cut by its column (it scrolls sideways
+    // in its figure: phones, narrow windows, zoomed in). A cut figure is a scrollable region,
+    // which the keyboard must reach. Every diagram is measured, then every one changed: one
+    // layout for the page, not one per diagram (a phone felt each).
+    const update = () => {
+      const measured = diagrams.map(({ svg, figure, font, units }) => {
+        const width = svg.getBoundingClientRect().width;
         const cut = !!figure && figure.scrollWidth > figure.clientWidth + 1;
+        const middle = figure ? (figure.scrollWidth - figure.clientWidth) / 2 : 0;
+        return { width, cut, middle, small: (font * width) / units < READABLE_PX };
+      });
+      diagrams.forEach(({ figure, button }, i) => {
+        const { width, cut, middle, small } = measured[i];
         if (cut) {
           figure.tabIndex = 0;
           figure.setAttribute("aria-label", "Diagram, scrolls sideways");
-          if (!figure.scrollLeft) // the middle first, where a graph's root is; not on resizes
-            figure.scrollLeft = (figure.scrollWidth - figure.clientWidth) / 2;
+          if (!figure.scrollLeft) figure.scrollLeft = middle; // where a graph's root is
         } else if (figure) {
           figure.removeAttribute("tabindex");
           figure.removeAttribute("aria-label");
         }
-        button.hidden = !(svg.getBoundingClientRect().width > 0) ||
-          (!cut && smallestTextPx(svg) >= READABLE_PX);
+        button.hidden = !(width > 0) || !(cut || small);
       });
+    };
+    observer = new ResizeObserver(update);
+    for (const { svg, figure } of diagrams) {
       observer.observe(svg);
       if (figure) observer.observe(figure); // past the legible width, only the figure shrinks
     }
