@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -114,21 +115,18 @@ def browser(session: nox.Session) -> None:
 
 
 def install_lighthouse(session: nox.Session) -> str:
-    """npm's Lighthouse, pinned, in .nox/lighthouse (kept between runs); its executable."""
+    """npm's Lighthouse, pinned, in .nox/lighthouse (kept between runs); its executable.
+
+    An install that fails (the npm registry out of reach) does not stop the session: every
+    other browser test still runs, and test_lighthouse fails under CI, saying so."""
     folder = ROOT / ".nox" / "lighthouse"
     executable = folder / "node_modules" / ".bin" / "lighthouse"
     if not executable.exists():
-        session.run(
-            "npm",
-            "install",
-            "--prefix",
-            str(folder),
-            "--no-audit",
-            "--no-fund",
-            "--silent",
-            f"lighthouse@{LIGHTHOUSE_VERSION}",
-            external=True,
-        )
+        command = ["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
+        session.log(" ".join([*command, f"lighthouse@{LIGHTHOUSE_VERSION}"]))
+        done = subprocess.run([*command, f"lighthouse@{LIGHTHOUSE_VERSION}"], check=False)
+        if done.returncode != 0:
+            session.warn(f"npm could not install lighthouse (exit {done.returncode})")
     return str(executable)
 
 
