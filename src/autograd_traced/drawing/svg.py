@@ -18,8 +18,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from autograd_traced.running import processes
-
 # Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
 # CSS class, so the palette lives in diagrams.css and follows the light/dark scheme.
 # (They are still sensible colours for a plain `dot -Tpng` preview.)
@@ -75,6 +73,12 @@ def _font_stack(match: re.Match[str]) -> str:
 
 DOT_TIMEOUT = 60.0  # seconds Graphviz may take, as an example may (the plugin's default)
 
+# dot is killed with the thread that started it, even by a SIGKILL of the build, which skips
+# the time limit's own kill. util-linux's setpriv asks for the signal and then runs dot: no
+# Python between fork and exec (a preexec_fn is unsafe in the build, which has threads).
+_SETPRIV = shutil.which("setpriv")
+_DIES_WITH_PARENT = [_SETPRIV, "--pdeathsig", "KILL", "--"] if _SETPRIV else []
+
 
 @functools.lru_cache(maxsize=1024)
 def dot_svg(dot_source: str, timeout: float = DOT_TIMEOUT) -> str:
@@ -82,14 +86,12 @@ def dot_svg(dot_source: str, timeout: float = DOT_TIMEOUT) -> str:
     that takes longer than `timeout` is stopped (a dense graph can take minutes)."""
     try:
         result = subprocess.run(
-            [*_dot_command(), "-Tsvg"],
+            [*_DIES_WITH_PARENT, *_dot_command(), "-Tsvg"],
             input=dot_source,
             capture_output=True,
             text=True,
             check=False,
             timeout=timeout,
-            # Killed with the build even by a SIGKILL, which skips the timeout's own kill.
-            preexec_fn=processes.die_with_parent,
         )
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"dot timed out after {timeout:g} s") from None
