@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from mkdocs.config import load_config
 
 from autograd_traced.tools import lighthouse
-from autograd_traced.tools.local_site import serving, strict_build_command
+from autograd_traced.tools.local_site import serving, strict_build_command, url_path
 from benchmarks.harness import ROOT, BenchError, Samples, base_env, run
 from benchmarks.scaled_site import read_config
 
@@ -24,7 +24,7 @@ def page_urls() -> list[str]:
     """Every page of the nav as a path under the site: "", "computation-graphs/", ..."""
     config = read_config(ROOT / "mkdocs.yml")
     pages = [page for entry in config["nav"] for page in entry.values()]
-    return ["" if page == "index.md" else page.removesuffix(".md") + "/" for page in pages]
+    return [url_path(page) for page in pages]
 
 
 def measure_lighthouse(repeat: int, workdir: Path) -> Samples:

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from autograd_traced.plugin import configured
+from autograd_traced.tools import local_site
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -18,10 +19,7 @@ DOWNLOADABLE = [DOCS / page for page in configured(ROOT / "mkdocs.yml").config.d
 
 def url_path(page: Path) -> str:
     """docs/a/b.md -> "a/b/", docs/index.md -> "" (MkDocs directory URLs)."""
-    parts = list(page.relative_to(DOCS).with_suffix("").parts)
-    if parts[-1] in ("index", "README"):
-        parts.pop()
-    return "".join(f"{part}/" for part in parts)
+    return local_site.url_path(page.relative_to(DOCS).as_posix())
 
 
 def slug(path: str) -> str:

@@ -42,6 +42,15 @@ CHROMIUM_ARGS = (
 )
 
 
+def url_path(page: str) -> str:
+    """A page's URL under the site, from its path under docs/: "a/b.md" -> "a/b/",
+    "index.md" -> "" (MkDocs' directory URLs)."""
+    parts = page.removesuffix(".md").split("/")
+    if parts[-1] in ("index", "README"):
+        parts.pop()
+    return "".join(f"{part}/" for part in parts)
+
+
 def copy_site_sources(root: Path, destination: Path) -> Path:
     destination.mkdir(parents=True)
     for name in SITE_SOURCES:
