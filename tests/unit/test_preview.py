@@ -2,6 +2,9 @@
 
 import gzip
 import http.client
+import socket
+import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -101,3 +104,22 @@ def test_preview_address_keeps_the_published_path() -> None:
     published = "https://autograd-traced.github.io/autograd-traced/"
     assert preview_address(published, 8000) == "http://127.0.0.1:8000/autograd-traced/"
     assert preview_address("https://example.org", 9000) == "http://127.0.0.1:9000/"
+
+
+def test_a_browser_that_hangs_up_mid_page_is_no_error(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A reader leaving a page while it loads resets the connection: the server says nothing
+    (it printed a traceback into the test log) and goes on serving."""
+    (tmp_path / "big.bin").write_bytes(bytes(16 << 20))
+    with serving(tmp_path) as url:
+        for _ in range(3):
+            address = urlsplit(url)
+            hang_up = socket.create_connection((address.hostname, address.port), timeout=5)
+            hang_up.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+            hang_up.recv(1)  # the response has begun
+            hang_up.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            hang_up.close()  # a reset, with most of the file unsent
+        time.sleep(0.5)
+        assert get(url, "/missing")[0] == 404
+    assert "Exception occurred" not in capfd.readouterr().err

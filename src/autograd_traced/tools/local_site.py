@@ -147,14 +147,22 @@ def _gzipped(file: Path, mtime_ns: int) -> bytes:
     return gzip.compress(file.read_bytes(), mtime=0)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
+        # A browser that leaves a page while it loads closes the connection: not the site's fault.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serving(directory: Path, prefix: str = "/", port: int = 0) -> Iterator[str]:
     """Serve `directory` at `prefix` on `port` (0: a free one) of 127.0.0.1, as a static host
     would (`_StaticHostHandler`); yields the base URL."""
     handler_class = type("Handler", (_StaticHostHandler,), {"prefix": prefix})
     handler = functools.partial(handler_class, directory=str(directory))
-    server = http.server.ThreadingHTTPServer((HOST, port), handler)
-    server.daemon_threads = True
+    server = _Server((HOST, port), handler)
     # Polled for shutdown every 50 ms rather than 0.5 s: stopping costs a test no wait.
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
