@@ -47,7 +47,7 @@
   function examples(code) {
     const groups = [];
     for (const node of [...code.childNodes]) {
-      // A line of code (code-blocks.js); `>>>` starts an example.
+      // A line of code (page_html/code_lines.py); `>>>` starts an example.
       const prompt =
         node.nodeType === Node.ELEMENT_NODE &&
         node.classList.contains("ag-code-line") &&

@@ -98,11 +98,33 @@ BREAKS_JS = r"""
 """
 
 
+# Material sets each code block up (its copy button) as it comes into view (content.lazy):
+# every shown block is brought into view, and each must then have its button.
+MOUNT_EVERY_BLOCK_JS = r"""
+async () => {
+  const blocks = [...document.querySelectorAll('article .highlight > pre > code')]
+    .filter((code) => code.getClientRects().length);
+  for (const code of blocks) {
+    code.scrollIntoView({block: 'center'});
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }
+  const mounted = () => blocks.every((code) => code.parentElement.querySelector('.md-code__nav'));
+  for (let frame = 0; frame < 120 && !mounted(); frame++)
+    await new Promise((done) => requestAnimationFrame(done));
+  window.scrollTo(0, 0);
+  return blocks.filter((code) => !code.parentElement.querySelector('.md-code__nav')).length;
+}
+"""
+
+
+def _mount_every_block(page: Page) -> None:
+    unmounted = page.evaluate(MOUNT_EVERY_BLOCK_JS)
+    assert not unmounted, f"{unmounted} code blocks got no copy button once in view"
+
+
 def _open(recorder: Recorder, url: str) -> Page:
     page = recorder.page
     page.goto(url, wait_until="networkidle")
-    # code-blocks.js wraps the lines in short slices: wait for the last block.
-    page.wait_for_function("!document.querySelector('.highlight pre > code > .gp')")
     page.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true })")
     page.evaluate(CHARACTERS_JS)
     return page
@@ -111,6 +133,7 @@ def _open(recorder: Recorder, url: str) -> Page:
 @by_width
 def test_copy_button_covers_no_code(page_path: str, site_url: str, recorder: Recorder) -> None:
     page = _open(recorder, site_url + page_path)
+    _mount_every_block(page)
     assert page.locator("article pre > .md-code__nav").count(), "no copy button measured"
     covered = page.evaluate(COVERED_JS)
     # A player's code scrolls under its button: at its last line too.
@@ -175,6 +198,8 @@ LANDMARKS_JS = r"""
 def test_code_blocks_add_no_landmarks(page_path: str, site_url: str, recorder: Recorder) -> None:
     page = recorder.page
     page.goto(site_url + page_path, wait_until="networkidle")
+    page.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true })")
+    _mount_every_block(page)
     names = page.evaluate(LANDMARKS_JS)
     unnamed = names.count("")
     assert not unnamed, f"{unnamed} unnamed navigation landmarks beside {names}"
