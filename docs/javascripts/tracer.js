@@ -106,7 +106,12 @@
     transcript.before(bar);
     transcript.after(now, figure);
     list.after(announce);
-    code.tabIndex = 0;
+    // The code window scrolls and takes the arrow keys: a Tab stop, kept when Material sets
+    // the block up as it comes into view (content.lazy) and drops tabindex where it sees no
+    // overflow.
+    const focusable = () => code.getAttribute("tabindex") === "0" || (code.tabIndex = 0);
+    focusable();
+    new MutationObserver(focusable).observe(code, { attributeFilter: ["tabindex"] });
     code.setAttribute("aria-label", `${count} lines; the arrow keys step through them`);
 
     // The state after a line: each name's latest entry, from the start or a step up to it.
@@ -172,8 +177,13 @@
     }
 
     // Keep the current line in the code window, with a line of context above it when the
-    // line and what it printed leave room for one.
+    // line and what it printed leave room for one. The first line of a window never scrolled
+    // is in view already: no layout is read for it (one forced layout per player at load
+    // was a phone's blocking time).
+    let scrolled = false;
+    code.addEventListener("scroll", () => { scrolled = true; }, { passive: true });
     function reveal(group) {
+      if (group === groups[0] && !scrolled) return;
       const line = parseFloat(getComputedStyle(code).lineHeight) || 20;
       const box = group.getBoundingClientRect();
       const room = code.clientHeight - box.height >= 2 * line;
