@@ -89,7 +89,7 @@ def at_most(name: str, value: str, limit_of: str, factor: float, meds: dict[str,
 def memory_target(memory: list[TreeMemory], pages: int) -> Target:
     name = (
         f"serve memory grows <= {MEMORY_GROWTH_MAX / MIB:.0f} MiB over "
-        f"{len(memory) - 1} rebuilds at {pages + 1} pages (PSS, children included)"
+        f"{max(len(memory) - 1, 0) or 'the'} rebuilds at {pages + 1} pages (PSS, children included)"
     )
     growth = memory_growth(memory)
     if growth is None:
