@@ -1,7 +1,6 @@
 // Material puts each code block's copy button in a <nav>, added as the block comes into view
 // (content.lazy): each one is made no landmark from the moment it is added, so a page's
-// landmarks stay its own (axe: landmark-unique). Each line of code is in a span already
-// (autograd_traced.page_html.code_lines).
+// landmarks stay its own (axe: landmark-unique).
 (() => {
   "use strict";
 

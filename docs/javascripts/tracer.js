@@ -47,11 +47,11 @@
   function examples(code) {
     const groups = [];
     for (const node of [...code.childNodes]) {
-      // A line of code (page_html/code_lines.py); `>>>` starts an example.
+      // A `>>>` prompt starts an example: its code, its `...` lines, what it printed.
       const prompt =
         node.nodeType === Node.ELEMENT_NODE &&
-        node.classList.contains("ag-code-line") &&
-        node.textContent.startsWith(">>> ");
+        node.classList.contains("gp") &&
+        node.textContent.startsWith(">>>");
       if (prompt) {
         const group = element("span", "ag-tracer__line");
         node.before(group);

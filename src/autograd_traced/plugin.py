@@ -36,7 +36,6 @@ from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.fences.grammar import in_collapsed_block, section_of
 from autograd_traced.fences.superfences import FenceShow, error_block
 from autograd_traced.page_html import search_aside, takeaways
-from autograd_traced.page_html.code_lines import wrap_code_lines
 from autograd_traced.page_html.katex import MathError, render_math
 from autograd_traced.page_html.plain_tokens import unwrap_plain_tokens
 from autograd_traced.page_html.program_files import Console, cells_from_runs
@@ -274,7 +273,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         output = name_search_dialog(output, "Search")
         output = search_aside.put_back(output, self.set_aside.pop(page.file.src_uri, []))
-        output = wrap_code_lines(unwrap_plain_tokens(strip_indentation(output)))
+        output = unwrap_plain_tokens(strip_indentation(output))
         # After the search plugin took the page's text: the index keeps each formula once, as TeX.
         katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
         try:

@@ -59,19 +59,27 @@ COVERED_JS = r"""
 }
 """
 
-# Lines of code that wrap: where each continuation starts, against where the code starts.
+# Lines of code that wrap: where each row after a line's first starts, against where its code
+# starts (after its prompt). A line starts after a newline; rows are told apart by their top.
 HANGING_JS = r"""
 () => {
   const found = [];
-  for (const line of document.querySelectorAll('article .highlight .ag-code-line')) {
-    const prompt = line.querySelector('.gp').getBoundingClientRect();
-    const code = prompt.right;  // the code starts after its prompt
-    let top = prompt.top;
-    for (const {char, box} of characters(line, (node) => !node.parentElement.matches('.gp'))) {
-      if (box && box.top > top + 2 && /\S/.test(char)) {
-        found.push({text: line.textContent.trim().slice(0, 50), indent: box.left - code});
-        top = box.top;
+  for (const code of document.querySelectorAll('article .highlight pre > code')) {
+    let line = null, top = null, newline = true;
+    for (const {node, char, box} of characters(code)) {
+      if (newline) {
+        const prompt = node.parentElement.matches('.gp');
+        line = prompt ? {text: '', start: null} : null;
+        newline = false;
       }
+      if (char === '\n') { newline = true; continue; }
+      if (!line || !box) continue;
+      line.text += char;
+      if (node.parentElement.matches('.gp')) { line.start = box.right; top = box.top; continue; }
+      if (box.top > top + 2 && /\S/.test(char)) {
+        found.push({text: line.text.trim().slice(0, 50), indent: box.left - line.start});
+      }
+      top = box.top;
     }
   }
   return found;
@@ -151,7 +159,7 @@ def test_wrapped_code_goes_on_under_its_code(
     continued = page.evaluate(HANGING_JS)
     under_prompt = [line["text"] for line in continued if line["indent"] < -1]
     assert not under_prompt, f"lines that go on under their >>>: {under_prompt}"
-    if recorder.view.width == PHONE_WIDTH and page.locator("article .ag-code-line").count() > 20:
+    if recorder.view.width == PHONE_WIDTH and page.locator("article .highlight .gp").count() > 20:
         assert continued, "no wrapped line measured"
 
 
