@@ -10,6 +10,8 @@
   "use strict";
 
   const STEP = /^(.+)-line-(\d+)(?:-node-(\d+))?$/;
+  // Room beside a walk's graph for a gradient's value on an edge: "-1.0889" and its gap.
+  const VALUE_ROOM = 64;
   // Each player's line, by page and player: Material's instant navigation swaps in a fresh
   // copy of the page when only the fragment changes, and the other players keep their line.
   const lines = new Map();
@@ -154,9 +156,9 @@
       const drawn = anchor && document.getElementById(anchor);
       return drawn && drawn.querySelector(".ag-tracer__graph svg");
     };
-    // The graph's column: as wide as the widest graph, at every step and node; the code gets
-    // the rest.
-    const widest = Math.max(
+    // The graph's column: as wide as the widest graph, at every step and node, and room beside
+    // it for a gradient's value in a walk; the code gets the rest.
+    const widest = (walks.size ? VALUE_ROOM : 0) + Math.max(
       0,
       ...[...steps, ...[...walks.values()].map((walk) => walk.section)].map((shown) => {
         const svg = drawingOf(shown.dataset.graph);
@@ -224,25 +226,42 @@
     // Each value beside its arrowhead or on the middle of its edge, wherever it covers the
     // least of the nodes and stays in the figure, centred on that spot.
     function placeValues(svg) {
-      const nodes = [...svg.querySelectorAll(".node")].map((node) => node.getBBox());
-      // The drawing is translated by 4: its left edge is at -4.
-      const room = Math.min(svg.viewBox.baseVal.width, figure.clientWidth) - 4;
-      for (const label of svg.querySelectorAll(".ag-tracer__edge-value")) {
+      // Each node's box, grown by its outline (the running node's is 3 units thick).
+      const nodes = [...svg.querySelectorAll(".node")].map((node) => {
+        const b = node.getBBox();
+        return { x: b.x - 3, y: b.y - 3, width: b.width + 6, height: b.height + 6 };
+      });
+      // The drawing is translated by 4: its left edge is at -4. A value may go past its right
+      // edge, within the figure: the drawing grows to hold it (below).
+      const room = figure.clientWidth - 4;
+      const labels = [...svg.querySelectorAll(".ag-tracer__edge-value")];
+      for (const label of labels) {
         const head = label.parentNode.querySelector("polygon").getBBox();
         const path = label.parentNode.querySelector("path");
         const mid = path.getPointAtLength(path.getTotalLength() / 2);
         const [w, h] = [label.getComputedTextLength(), Number(label.getAttribute("font-size"))];
         const y = head.y + head.height / 2;
+        // Past every node level with it, right or left: where nodes stand close (a phone's
+        // narrow drawing), the spots beside the edge all touch one.
+        const level = (at) => nodes.filter((b) => b.y < at + h / 2 && b.y + b.height > at - h / 2);
+        const clear = (at) => [
+          [Math.max(...level(at).map((b) => b.x + b.width), head.x + head.width) + 3, at],
+          [Math.min(...level(at).map((b) => b.x), head.x) - 3 - w, at],
+        ];
         const spots = [
           [head.x + head.width + 3, y],
           [head.x - 3 - w, y],
           [mid.x + 3, mid.y],
           [mid.x - 3 - w, mid.y],
           [mid.x - w / 2, mid.y],
+          ...clear(y),
+          ...clear(mid.y),
         ];
         const across = (a, b, c, d) => Math.max(0, Math.min(b, d) - Math.max(a, c));
+        // Cut off by the figure's edge is worse than touching a node.
+        const outside = (x) => Math.max(0, -4 - x) + Math.max(0, x + w - room);
         const covered = ([x, y]) =>
-          (x < -4 || x + w > room ? w * h : 0) +
+          4 * h * outside(x) +
           nodes.reduce(
             (sum, b) =>
               sum + across(x, x + w, b.x, b.x + b.width) * across(y - h / 2, y + h / 2, b.y, b.y + b.height),
@@ -251,6 +270,15 @@
         const [x, at] = spots.reduce((best, spot) => (covered(spot) < covered(best) ? spot : best));
         label.setAttribute("x", x);
         label.setAttribute("y", at + h / 3);
+      }
+      const box = svg.viewBox.baseVal;
+      const right = Math.max(
+        0,
+        ...labels.map((label) => 4 + 2 + Number(label.getAttribute("x")) + label.getComputedTextLength()),
+      );
+      if (right > box.width) {
+        box.width = right;
+        svg.style.width = `${right}px`;
       }
     }
 

@@ -646,6 +646,16 @@ root => {
       .filter(li => li.getBoundingClientRect().left
         - root.querySelector('.ag-tracer__now').getBoundingClientRect().left < 8)
       .map(li => li.textContent.trim().slice(0, 40)),
+    // A gradient's value on its edge stays clear of every node's box and outline.
+    touching: [...root.querySelectorAll('.ag-tracer__fig .ag-tracer__edge-value')]
+      .flatMap(label => {
+        const a = label.getBoundingClientRect();
+        const meets = b => a.right > b.left - 1 && a.left < b.right + 1
+          && a.bottom > b.top - 1 && a.top < b.bottom + 1;
+        return [...root.querySelectorAll('.ag-tracer__fig .node')]
+          .filter(node => meets(node.getBoundingClientRect()))
+          .map(node => `${label.textContent} on ${node.textContent.trim().slice(0, 30)}`);
+      }),
   };
 }
 """
@@ -683,6 +693,9 @@ def test_one_screen_in_a_walk(
                     ):
                         problems.append(f"{anchor} node {number}: {name}: {rect}")
             problems += [f"{anchor} node {number}: a bullet outside: {li}" for li in shown["flush"]]
+            problems += [
+                f"{anchor} node {number}: a value touches {on}" for on in shown["touching"]
+            ]
     context.close()
     assert not problems, f"{len(problems)} parts off screen at {width}x{height}:\n" + "\n".join(
         problems
