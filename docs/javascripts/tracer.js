@@ -72,8 +72,11 @@
     const count = steps.length;
     const code = root.querySelector(".highlight pre > code");
     const groups = code ? examples(code) : [];
-    // Not this transcript's steps: stay a list.
-    if (groups.length !== count) return;
+    // Not this transcript's steps: stay a list (tracer.css shows it again).
+    if (groups.length !== count) {
+      root.classList.add("is-list");
+      return;
+    }
     const walks = new Map(
       [...root.querySelectorAll(".ag-tracer__walk")].map((section) => [
         Number(section.dataset.line) - 1,

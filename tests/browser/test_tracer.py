@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import torch
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
 from autograd_traced.drawing.backward_pass import Watch
@@ -360,6 +360,29 @@ def test_without_javascript_the_trace_is_a_list_of_steps(site_url: str, browser:
     assert visible.all_text_contents() == ["z"]  # each step lists what it changed
     assert not page.locator("#trace-setup").evaluate(OVERFLOW_JS)
     context.close()
+
+
+def test_a_player_the_script_leaves_a_list_shows_its_steps(
+    site_url: str, recorder: Recorder
+) -> None:
+    """With scripts on, a player's steps are hidden until it goes live; one whose transcript
+    does not match its steps (here: a step added) stays a list, and the list shows."""
+    page, url = recorder.page, site_url + "computation-graphs/"
+
+    def add_a_step(route: Route) -> None:
+        response = route.fetch()
+        steps = '<ol class="ag-tracer__steps" data-search-exclude>'
+        body = response.text().replace(steps, steps + "<li>an extra step</li>", 1)
+        route.fulfill(response=response, body=body)
+
+    page.route(url, add_a_step)
+    page.goto(url, wait_until="networkidle")
+    first, second = page.locator(".ag-tracer").nth(0), page.locator(".ag-tracer").nth(1)
+    assert "is-live" in (second.get_attribute("class") or "")
+    assert not second.locator(".ag-tracer__steps").is_visible()
+    assert "is-live" not in (first.get_attribute("class") or "")
+    assert first.locator(".ag-tracer__steps").is_visible()
+    assert first.get_by_text("an extra step").is_visible()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
