@@ -50,11 +50,7 @@
     const groups = [];
     for (const node of [...code.childNodes]) {
       // A `>>>` prompt starts an example: its code, its `...` lines, what it printed.
-      const prompt =
-        node.nodeType === Node.ELEMENT_NODE &&
-        node.classList.contains("gp") &&
-        node.textContent.startsWith(">>>");
-      if (prompt) {
+      if (node.matches?.(".gp") && node.textContent.startsWith(">>>")) {
         const group = element("span", "ag-tracer__line");
         node.before(group);
         groups.push(group);
@@ -114,7 +110,7 @@
     // The code window scrolls and takes the arrow keys: a Tab stop, kept when Material sets
     // the block up as it comes into view (content.lazy) and drops tabindex where it sees no
     // overflow.
-    const focusable = () => code.getAttribute("tabindex") === "0" || (code.tabIndex = 0);
+    const focusable = () => code.tabIndex === 0 || (code.tabIndex = 0);
     focusable();
     new MutationObserver(focusable).observe(code, { attributeFilter: ["tabindex"] });
     code.setAttribute("aria-label", `${count} lines; the arrow keys step through them`);
@@ -237,8 +233,9 @@
       // The drawing is translated by 4: its left edge is at -4. A value may go past its right
       // edge, within the figure: the drawing grows to hold it (below).
       const room = figure.clientWidth - 4;
-      const labels = [...svg.querySelectorAll(".ag-tracer__edge-value")];
-      for (const label of labels) {
+      // Where the values end, in the drawing's units.
+      let right = 0;
+      for (const label of svg.querySelectorAll(".ag-tracer__edge-value")) {
         const head = label.parentNode.querySelector("polygon").getBBox();
         const path = label.parentNode.querySelector("path");
         const mid = path.getPointAtLength(path.getTotalLength() / 2);
@@ -273,12 +270,9 @@
         const [x, at] = spots.reduce((best, spot) => (covered(spot) < covered(best) ? spot : best));
         label.setAttribute("x", x);
         label.setAttribute("y", at + h / 3);
+        right = Math.max(right, x + w + 6);
       }
       const box = svg.viewBox.baseVal;
-      const right = Math.max(
-        0,
-        ...labels.map((label) => 4 + 2 + Number(label.getAttribute("x")) + label.getComputedTextLength()),
-      );
       if (right > box.width) {
         box.width = right;
         svg.style.width = `${right}px`;
