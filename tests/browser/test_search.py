@@ -21,6 +21,18 @@ def _search(rec: Recorder, site_url: str, query: str) -> None:
     expect(search).to_be_focused()
     search.press_sequentially(query)  # Material searches on keyup, not on fill()
     expect(rec.page.locator(".md-search-result__item").first).to_be_visible()
+    # Each key's search answers in turn: wait for the last, the same results 0.3 s apart.
+    rec.page.wait_for_function(SETTLED_JS, polling=300)
+
+
+SETTLED_JS = """
+() => {
+  const shown = [...document.querySelectorAll('.md-search-result__item a')].map(a => a.href);
+  const settled = shown.length > 0 && window.agLastResults === shown.join(' ');
+  window.agLastResults = shown.join(' ');
+  return settled;
+}
+"""
 
 
 def _found(rec: Recorder, site_url: str) -> list[str]:
@@ -34,16 +46,14 @@ def _found(rec: Recorder, site_url: str) -> list[str]:
 
 def test_leaf_finds_the_definition_in_both_articles(site_url: str, recorder: Recorder) -> None:
     _search(recorder, site_url, "leaf")
-    links = recorder.page.locator(".md-search-result__item a.md-search-result__link")
     hrefs = _found(recorder, site_url)
     missing = [location for location in LEAF_DEFINITIONS if location not in hrefs]
     assert not missing, f'"leaf" shows no result for {missing}; it shows {hrefs}'
     pages = {location.split("/")[0] for location in LEAF_DEFINITIONS}
-    visible = {
-        href.split("/")[0]
-        for href, link in zip(hrefs, links.all(), strict=True)
-        if link.is_visible()
-    }
+    shown = recorder.page.locator(".md-search-result__item a.md-search-result__link").evaluate_all(
+        "links => links.map(link => link.getClientRects().length > 0)"
+    )
+    visible = {href.split("/")[0] for href, seen in zip(hrefs, shown, strict=True) if seen}
     assert pages <= visible, f"articles without a visible result: {sorted(pages - visible)}"
     assert not recorder.problems(), "\n".join(recorder.problems())
 
