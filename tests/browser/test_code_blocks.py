@@ -204,9 +204,7 @@ LANDMARKS_JS = r"""
 
 
 def test_code_blocks_add_no_landmarks(page_path: str, site_url: str, recorder: Recorder) -> None:
-    page = recorder.page
-    page.goto(site_url + page_path, wait_until="networkidle")
-    page.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true })")
+    page = _open(recorder, site_url + page_path)
     _mount_every_block(page)
     names = page.evaluate(LANDMARKS_JS)
     unnamed = names.count("")
