@@ -123,25 +123,32 @@ async () => {
   const {parse, shown, name} = window.reading;
   const element = document.activeElement;
   if (!element || element === document.body) return null;
-  // Measure what the reader sees once the page reacted to the focus and transitions ended.
-  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  document.getAnimations().forEach((animation) => animation.finish());
   // A visually hidden input (tab, palette toggle) shows its focus on a label or the tab bar.
   const candidates = [element, ...(element.labels || [])];
   const next = element.nextElementSibling;
   if (element.matches('input') && next?.matches('label')) candidates.push(next);
   const tabs = element.matches('.tabbed-set > input') && element.closest('.tabbed-set');
   if (tabs) candidates.push(tabs.querySelector(':scope > .tabbed-labels'));
-  const ringed = candidates.filter((c) => {
+  const isRinged = (c) => {
     if (!c || !shown(c)) return false;
     // An outline only: Material draws box-shadows (the tab bar's rule) that mean no focus.
     const style = getComputedStyle(c);
     return style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1 &&
       (parse(style.outlineColor)?.a ?? 1) > 0;
-  });
+  };
+  // Measure what the reader sees once the page reacted to the focus and transitions ended.
+  // Material reacts to some focus after a timer (the phone's search opens a beat later), so
+  // a control not yet ringed is measured again until a second has passed.
+  let ringed = false;
+  for (let tries = 0; tries < 10 && !ringed; tries++) {
+    if (tries) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    document.getAnimations().forEach((animation) => animation.finish());
+    ringed = candidates.some(isRinged);
+  }
   const again = element.dataset.focusVisited === 'yes';
   element.dataset.focusVisited = 'yes';
-  return {name: name(element), ringed: ringed.length > 0, again};
+  return {name: name(element), ringed, again};
 }
 """
 
