@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -270,3 +271,28 @@ def hoard(mebibytes: int, *, report: Callable[[str, float], None], **_: object) 
 def test_a_page_may_map_only_its_memory_limit_more() -> None:
     assert fork_server.shared().call(hoard, 32) == "allowed"
     assert fork_server.shared().call(hoard, 256) == "refused"
+
+
+def sockets_open(*, report: Callable[[str, float], None], **_: object) -> int:
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return sum(link.startswith("socket:") for link in links)
+
+
+def test_a_child_holds_no_other_callers_socket() -> None:
+    """A page that held the server's end of another page's socket could send that page's
+    caller a result of its own making, and one that held the caller's listening socket
+    (`mkdocs serve`'s) could answer its readers: each child holds its own socket only."""
+    listening = socket.create_server(("127.0.0.1", 0))
+    server = fork_server.ForkServer.start()
+    try:
+        napping = threading.Thread(target=server.call, args=(nap, 1.0), daemon=True)
+        napping.start()
+        time.sleep(0.3)  # the other child is running, its socket open in the server
+        assert server.call(sockets_open) == 1
+        napping.join()
+    finally:
+        server.stop()
+        listening.close()

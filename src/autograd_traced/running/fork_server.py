@@ -117,6 +117,7 @@ class ForkServer:
         pid = os.fork()
         if pid == 0:  # the server
             ours.close()
+            processes.close_inherited(keep={theirs.fileno()})
             try:
                 if preload is not None:
                     preload()
@@ -301,6 +302,8 @@ def _serve(control: socket.socket) -> None:
         pid = os.fork()
         if pid == 0:
             control.close()
+            for other in pages.values():  # a page could forge another page's messages on it
+                other.close()
             os.close(go_write)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the page's own children are its own
             signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -33,6 +33,23 @@ def die_with_parent(how: signal.Signals = signal.SIGKILL) -> None:
         os._exit(1)
 
 
+def close_inherited(keep: Container[int]) -> None:
+    """Point every descriptor this forked process inherited, but stdio and `keep`, at
+    /dev/null: what the parent had open (`mkdocs serve`'s listening socket, a pipe to a
+    helper, another page's channel) is not a page's to use. The numbers stay taken, so an
+    object that still holds one closes /dev/null, never a descriptor opened since."""
+    inherited = [int(name) for name in os.listdir("/proc/self/fd")]
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in inherited:
+        if fd > 2 and fd != null and fd not in keep:
+            try:
+                os.fstat(fd)
+            except OSError:  # the listing's own, closed since
+                continue
+            os.dup2(null, fd)
+    os.close(null)
+
+
 def send_output_to(path: str) -> None:
     """Everything this process and what it starts write to stdout and stderr (a warning, a
     write to fd 2, a child's output) goes to the file `path`, never to the build's terminal."""
@@ -67,6 +84,15 @@ def children_of(parent: int) -> list[int]:
             if int(fields[1]) == parent:
                 children.append(int(stat.parent.name))
     return children
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie has: it waits to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
