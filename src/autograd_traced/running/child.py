@@ -123,6 +123,16 @@ def preload() -> None:
     import autograd_traced.drawing.tracer  # noqa: F401
 
 
+def preload_training() -> None:
+    """What the server of pages that train imports too: an optimizer's first step imports
+    torch._dynamo (about 800 modules, nearly as long as torch), which they then share."""
+    import gc
+
+    import torch._dynamo  # noqa: F401
+
+    gc.freeze()  # like torch's objects (torch_import): out of the collector's way
+
+
 def torch_version(*, report: Report, ask: Ask | None = None) -> str:
     import torch
 

@@ -7,6 +7,12 @@ changes in its process (torch's settings, the current directory, imported module
 environment variables...) can reach the next call, the caller or a later `mkdocs serve`
 rebuild. Calls may run at the same time, one child each.
 
+A server can have branches (`branch(name, preload)`): a server forked from it, which imports
+more before it serves. Work that needs a heavy import most calls do without (an optimizer's
+first step imports torch._dynamo) runs there, and calls that need it share one import, while
+the others never have it: what a call starts from depends on what the caller sends it, never
+on which calls ran before.
+
 The child reports steps as it goes (`report(where, seconds)`): each step has a time limit,
 enforced from outside, so even a loop inside a C extension is stopped. The caller gets the
 work's result, or an exception that names the step that was running.
@@ -104,11 +110,14 @@ class _Channel:
 
 
 class ForkServer:
-    def __init__(self, pid: int, control: socket.socket) -> None:
+    def __init__(self, pid: int, control: socket.socket, *, trunk: ForkServer | None = None):
         self.pid = pid
         self._control = control
+        self._trunk = trunk  # the server this one was forked from, if it is a branch
         self._lock = threading.Lock()
         self._running: dict[int, str] = {}  # child pid -> the step it is running
+        self._branches: dict[str, ForkServer] = {}
+        self._branches_lock = threading.Lock()
 
     @classmethod
     def start(cls, preload: Callable[[], None] | None = None) -> ForkServer:
@@ -127,17 +136,39 @@ class ForkServer:
         theirs.close()
         return cls(pid, ours)
 
+    def branch(self, name: str, preload: Callable[[], None]) -> ForkServer:
+        """This server's branch `name`, forked on first use: a server that runs `preload`
+        (after everything this one imported) before it serves, while this one goes on."""
+        with self._branches_lock:
+            branch = self._branches.get(name)
+            if branch is None or not branch.alive():
+                ours, theirs = socket.socketpair()
+                with self._lock, theirs:
+                    socket.send_fds(self._control, [b"b"], [theirs.fileno()])
+                channel = _Channel(ours, child=False)
+                pid = self._receive(channel, f"the {name} server (starting)", None)[1]
+                channel.send(preload)
+                branch = self._branches[name] = ForkServer(pid, ours, trunk=self)
+            return branch
+
     def alive(self) -> bool:
+        if self._trunk is not None:  # the trunk's child, not this process's: it reaps it
+            return self._trunk.alive() and processes.running(self.pid)
         try:
             return os.waitpid(self.pid, os.WNOHANG) == (0, 0)
         except ChildProcessError:
             return False
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Close the server and wait for it; it waits for its children first. One still
-        running after `timeout` (work no caller is waiting for) is stopped: SIGTERM makes the
-        server kill its pages and all they started."""
+        """Close the server and wait for it; it waits for its children (branches too) first.
+        One still running after `timeout` (work no caller is waiting for) is stopped: SIGTERM
+        makes the server kill its pages and all they started."""
+        with self._branches_lock:
+            for branch in self._branches.values():
+                branch._control.close()  # it exits; the server waits for it
         self._control.close()  # the server exits when its end reads nothing
+        if self._trunk is not None:
+            return
         deadline = time.monotonic() + timeout
         while self.alive():
             if time.monotonic() > deadline:
@@ -155,7 +186,21 @@ class ForkServer:
         for pid in running:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        return sorted(running.values())
+        return sorted(
+            [*running.values(), *(where for b in self._branch_list() for where in b.interrupt())]
+        )
+
+    def running_steps(self) -> list[str]:
+        """The steps this server's children (and its branches') are running now."""
+        with self._lock:
+            running = list(self._running.values())
+        return sorted(
+            [*running, *(where for b in self._branch_list() for where in b.running_steps())]
+        )
+
+    def _branch_list(self) -> list[ForkServer]:
+        with self._branches_lock:
+            return list(self._branches.values())
 
     def call(
         self,
@@ -313,7 +358,12 @@ def _serve(control: socket.socket) -> None:
             try:
                 os.read(go_read, 1)  # until the server has said who this is
                 with socket.socket(fileno=fds[0]) as sock:
-                    _work(_Channel(sock, child=True))
+                    if message == b"b":  # a branch: a server of its own, that imports more
+                        preload = _Channel(sock, child=True).receive(None)
+                        preload()
+                        _serve(sock)
+                    else:
+                        _work(_Channel(sock, child=True))
             finally:
                 os._exit(0)
         with contextlib.suppress(OSError):  # also here: the group exists before the caller

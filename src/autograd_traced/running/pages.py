@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -133,6 +134,19 @@ def start_processes() -> fork_server.ForkServer:
     return fork_server.shared(child.preload)
 
 
+TRAINS = re.compile(r"\boptim\.[A-Z]\w*\(")  # constructs an optimizer: `torch.optim.SGD(`
+
+
+def _server_for(plan: PagePlan) -> fork_server.ForkServer:
+    """Where the page runs: a page that constructs an optimizer in its own text runs in the
+    server's training branch (child.preload_training), others in the server itself. Which
+    one depends on the page alone, never on the pages that ran before it."""
+    server = start_processes()
+    if any(TRAINS.search(planned.source) for planned in plan.fences):
+        return server.branch("training", child.preload_training)
+    return server
+
+
 def torch_version(cache: ResultsCache | None = None) -> str:
     """The release the pages run with, as torch itself says (`2.13.0+cpu`): recorded by an
     earlier build in this environment, or asked of the fork server (and recorded)."""
@@ -186,7 +200,7 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
             pass
         reports: object = None
         try:
-            reports = start_processes().call(
+            reports = _server_for(plan).call(
                 child.execute_page,
                 plan,
                 workdir,
