@@ -366,3 +366,22 @@ def test_a_page_that_trains_runs_in_the_training_branch(tmp_path: Path) -> None:
     server = pages.start_processes()
     assert pages._server_for(trains) is server.branch("training", child.preload_training)
     assert pages._server_for(names) is server
+
+
+def test_a_call_to_a_server_that_was_killed_is_named() -> None:
+    """A page may kill its own server (its parent): the next call on it fails as a page's
+    failure, named, not with the socket's error."""
+    server = fork_server.ForkServer.start()
+    branch = server.branch("marked", preload_marker)
+    try:
+        branch.call(read_marker)  # it serves
+        os.kill(branch.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while branch.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(fork_server.ChildDied, match="server has ended") as raised:
+            branch.call(read_marker, starting="docs/a.md (starting its process)")
+        assert raised.value.where == "docs/a.md (starting its process)"
+        assert server.branch("marked", preload_marker) is not branch  # a new one
+    finally:
+        server.stop()

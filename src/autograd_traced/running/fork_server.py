@@ -219,7 +219,11 @@ class ForkServer:
         """
         ours, theirs = socket.socketpair()
         with self._lock, theirs:
-            socket.send_fds(self._control, [b"c"], [theirs.fileno()])
+            try:
+                socket.send_fds(self._control, [b"c"], [theirs.fileno()])
+            except OSError:  # the server was killed (a page may kill its own server)
+                ours.close()
+                raise ChildDied(starting, "the page's server has ended") from None
         channel = _Channel(ours, child=False)
         where, step, pid = starting, None, 0
         try:
