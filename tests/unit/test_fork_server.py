@@ -385,3 +385,16 @@ def test_a_call_to_a_server_that_was_killed_is_named() -> None:
         assert server.branch("marked", preload_marker) is not branch  # a new one
     finally:
         server.stop()
+
+
+def test_a_branch_of_a_server_that_was_killed_is_named() -> None:
+    server = fork_server.ForkServer.start()
+    try:
+        os.kill(server.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while server.alive() and time.monotonic() < deadline:  # reaped by alive()
+            time.sleep(0.05)
+        with pytest.raises(fork_server.ChildDied, match="server has ended"):
+            server.branch("marked", preload_marker)
+    finally:
+        server.stop()

@@ -142,13 +142,15 @@ class ForkServer:
         with self._branches_lock:
             branch = self._branches.get(name)
             if branch is None or not branch.alive():
-                ours, theirs = socket.socketpair()
-                with self._lock, theirs:
-                    socket.send_fds(self._control, [b"b"], [theirs.fileno()])
-                channel = _Channel(ours, child=False)
-                pid = self._receive(channel, f"the {name} server (starting)", None)[1]
-                channel.send(preload)
-                branch = self._branches[name] = ForkServer(pid, ours, trunk=self)
+                starting = f"the {name} server (starting)"
+                channel = _Channel(self._ask_for_child(b"b", starting), child=False)
+                try:
+                    pid = self._receive(channel, starting, None)[1]
+                    channel.send(preload)
+                except BaseException:
+                    channel.sock.close()
+                    raise
+                branch = self._branches[name] = ForkServer(pid, channel.sock, trunk=self)
             return branch
 
     def alive(self) -> bool:
@@ -217,13 +219,7 @@ class ForkServer:
         child returns `answers[topic](payload)`, computed here: what this process keeps
         (a cache) serves every child.
         """
-        ours, theirs = socket.socketpair()
-        with self._lock, theirs:
-            try:
-                socket.send_fds(self._control, [b"c"], [theirs.fileno()])
-            except OSError:  # the server was killed (a page may kill its own server)
-                ours.close()
-                raise ChildDied(starting, "the page's server has ended") from None
+        ours = self._ask_for_child(b"c", starting)
         channel = _Channel(ours, child=False)
         where, step, pid = starting, None, 0
         try:
@@ -264,6 +260,18 @@ class ForkServer:
                     self._running.pop(pid, None)
                 processes.kill_group(pid)  # a child that finished, and all it started
             ours.close()
+
+    def _ask_for_child(self, kind: bytes, starting: str) -> socket.socket:
+        """Ask the server for a child of `kind` (b"c" a call, b"b" a branch); our end of the
+        socket it will talk on."""
+        ours, theirs = socket.socketpair()
+        with self._lock, theirs:
+            try:
+                socket.send_fds(self._control, [kind], [theirs.fileno()])
+            except OSError:  # the server was killed (a page may kill its own server)
+                ours.close()
+                raise ChildDied(starting, "the page's server has ended") from None
+        return ours
 
     @staticmethod
     def _receive(channel: _Channel, where: str, step: _Step | None) -> Any:
