@@ -73,6 +73,9 @@ def page(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
 def test_marks_do_not_rely_on_colour(site_url: str, page: Page, scheme: str) -> None:
     page.emulate_media(color_scheme=scheme)
     page.goto(site_url + RAISING_STEP, wait_until="networkidle")
+    # Made live by tracer.js once Material's document$ says the page is there (CI once
+    # measured before that: no "all variables" panel yet).
+    page.locator("#trace-lost-detach.is-live .ag-tracer__all").wait_for(state="attached")
     bars: dict[str, list[float]] = page.evaluate(MARKS_JS)
     problems = []
     for kind in MARKED:
