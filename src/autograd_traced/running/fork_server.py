@@ -165,9 +165,8 @@ class ForkServer:
         """Close the server and wait for it; it waits for its children (branches too) first.
         One still running after `timeout` (work no caller is waiting for) is stopped: SIGTERM
         makes the server kill its pages and all they started."""
-        with self._branches_lock:
-            for branch in self._branches.values():
-                branch._control.close()  # it exits; the server waits for it
+        for branch in self._branch_list():
+            branch.stop()  # it exits; the server waits for it
         self._control.close()  # the server exits when its end reads nothing
         if self._trunk is not None:
             return
