@@ -37,9 +37,26 @@ class Report:
     failed: dict[str, list[str]]  # category -> "audit-id: title" of each weighted audit not passed
 
 
-def audit(url: str, *, timeout: float = 180) -> Report:
-    """Lighthouse's report on `url`. RuntimeError when it fails, or when the page did not
-    load (Lighthouse's runtime error)."""
+class LighthouseError(RuntimeError):
+    """Lighthouse ran but could not score the page: its own runtime error, or a category left
+    without a score (null) because one of its audits errored."""
+
+
+def audit(url: str, *, timeout: float = 180, attempts: int = 2) -> Report:
+    """Lighthouse's report on `url`, run again (up to `attempts` runs in all) when Lighthouse
+    itself errors: a run under load can leave a category unscored, which says nothing of the
+    page. RuntimeError when it fails to run; LighthouseError, naming each run's error, when
+    no run could score the page."""
+    errors: list[str] = []
+    for _ in range(attempts):
+        try:
+            return _audit_once(url, timeout=timeout)
+        except LighthouseError as error:
+            errors.append(str(error))
+    raise LighthouseError(f"lighthouse {url}: no run scored the page:\n" + "\n".join(errors))
+
+
+def _audit_once(url: str, *, timeout: float) -> Report:
     executable = command()
     if executable is None:
         raise RuntimeError("lighthouse not found: set LIGHTHOUSE, or run `nox -s browser`")
@@ -65,8 +82,18 @@ def audit(url: str, *, timeout: float = 180) -> Report:
             raise RuntimeError(f"lighthouse {url} exited {done.returncode}:\n{done.stderr[-2000:]}")
         report = json.loads(report_path.read_text())
     if problem := report.get("runtimeError"):
-        raise RuntimeError(f"lighthouse {url}: {problem.get('message', problem)}")
+        raise LighthouseError(f"runtime error: {problem.get('message', problem)}")
     audits = report["audits"]
+    if unscored := [name for name in CATEGORIES if report["categories"][name]["score"] is None]:
+        raise LighthouseError(
+            f"no score for {', '.join(unscored)}: "
+            + "; ".join(
+                f"{ref['id']}: {audits[ref['id']].get('errorMessage', 'no message')}"
+                for name in unscored
+                for ref in report["categories"][name]["auditRefs"]
+                if audits[ref["id"]].get("scoreDisplayMode") == "error"
+            )
+        )
     return Report(
         scores={name: round(report["categories"][name]["score"] * 100) for name in CATEGORIES},
         failed={
