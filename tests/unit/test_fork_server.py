@@ -398,3 +398,22 @@ def test_a_branch_of_a_server_that_was_killed_is_named() -> None:
             server.branch("marked", preload_marker)
     finally:
         server.stop()
+
+
+def modules_a_given_gradient_imports(*, report, ask) -> list[str]:
+    import torch
+
+    before = set(sys.modules)
+    x = torch.ones(2, requires_grad=True)
+    torch.autograd.grad(x * 2, x, grad_outputs=torch.ones(2), retain_graph=True)
+    (x * 3).backward(torch.ones(2))
+    return sorted(set(sys.modules) - before)
+
+
+def test_a_page_that_gives_a_gradient_imports_nothing_torch_lacks() -> None:
+    """torch imports sympy the first time a gradient is given explicitly (0.3-0.5 s): the
+    server has it, so pages that do (pitfalls, and every copy of it) do not pay it again."""
+    from autograd_traced.running import pages
+
+    server = pages.start_processes()
+    assert server.call(modules_a_given_gradient_imports) == []

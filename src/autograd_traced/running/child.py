@@ -117,6 +117,10 @@ def preload() -> None:
     from autograd_traced.running.torch_import import import_torch
 
     import_torch()
+    # What torch imports the first time a gradient is given explicitly (`grad_outputs=`,
+    # `backward(gradient)`, `torch.autograd.grad(y, x, v)`: `_make_grads` checks its shape):
+    # sympy, 0.3-0.5 s, that would otherwise be paid again by every page that does.
+    import torch.fx.experimental.symbolic_shapes
     import torch.nn.functional  # noqa: F401  (the program's own import)
 
     import autograd_traced.drawing.graph
