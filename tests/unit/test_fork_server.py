@@ -417,3 +417,35 @@ def test_a_page_that_gives_a_gradient_imports_nothing_torch_lacks() -> None:
 
     server = pages.start_processes()
     assert server.call(modules_a_given_gradient_imports) == []
+
+
+def test_the_training_branch_is_asked_for_before_the_pages_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its import (torch._dynamo) then runs beside the pages before the one that trains."""
+    from autograd_traced.running import pages
+    from autograd_traced.running.plan import PageRun, Settings, plan_page
+
+    (tmp_path / "snippets").mkdir()
+    for name, line in [("trains", "optim.SGD([w], lr=0.1)"), ("plain", "1 + 1")]:
+        (tmp_path / "snippets" / f"{name}.pycon").write_text(f">>> {line}\n")
+    page = '```pycon exec="on" file="snippets/{}.pycon"\n```\n'
+    plans = [
+        plan_page(tmp_path, f"docs/{name}.md", page.format(name), Settings())
+        for name in ("plain", "trains")
+    ]
+    calls: list[str] = []
+    monkeypatch.setattr(pages.os, "cpu_count", lambda: 1)  # one worker: tasks run in order
+    monkeypatch.setattr(pages, "start_processes", lambda: None)
+    monkeypatch.setattr(pages, "_server_for", lambda plan: calls.append(f"server {plan.page}"))
+
+    def execute(plan, stages, cache) -> PageRun:
+        calls.append(f"run {plan.page}")
+        return PageRun(plan, ())
+
+    monkeypatch.setattr(pages, "_execute", execute)
+    runner = pages.PageRunner()
+    runner.prefetch(plans)
+    for plan in plans:
+        runner.run_page(plan)
+    assert calls == ["server docs/trains.md", "run docs/plain.md", "run docs/trains.md"]
