@@ -33,7 +33,7 @@ from mkdocs.utils import meta
 from autograd_traced.build import assets, incremental, provenance
 from autograd_traced.build.failures import report_to_writer
 from autograd_traced.build.stages import Stage, Stages
-from autograd_traced.fences.grammar import in_collapsed_block, section_of
+from autograd_traced.fences.grammar import headings, in_collapsed_block, section_of
 from autograd_traced.fences.superfences import FenceShow, error_block
 from autograd_traced.page_html import search_aside, takeaways
 from autograd_traced.page_html.katex import MathError, render_math
@@ -362,11 +362,12 @@ def page_consoles(run: PageRun, markdown: str) -> tuple[list[Console], list[Cons
     all but the ones in a collapsed `???` block (the lab's answers)."""
     fences = {planned.where: planned.fence for planned in run.plan.fences}
     consoles, taken = [], []
+    titles = headings(markdown)
     for result in run.results:
         if result.language != "pycon":
             continue
         fence = fences[result.where]
-        console = cells_from_runs(result.options["file"], result.runs, section_of(markdown, fence))
+        console = cells_from_runs(result.options["file"], result.runs, section_of(titles, fence))
         consoles.append(console)
         if not in_collapsed_block(markdown, fence):
             taken.append(console)

@@ -12,6 +12,7 @@ shown inside a longer fence is text, not a fence).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -145,10 +146,24 @@ _HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t#]*$", re.MULTILINE)
 _COLLAPSED = re.compile(r"^[ \t]*\?\?\?\+?[ \t]")  # a pymdownx.details block, closed at first
 
 
-def section_of(markdown: str, fence: Fence) -> str:
-    """The title of the last heading before `fence` (headings inside other fences are code)."""
-    titles = _HEADING.findall(prose(markdown[: fence.start]))
-    return titles[-1] if titles else ""
+Headings = list[tuple[int, str]]  # (where a heading starts in the page, its title)
+
+
+def headings(markdown: str) -> Headings:
+    """The page's headings in page order, read once (headings inside fences are code)."""
+    found: Headings = []
+    position = 0
+    for end, after in [*((fence.start, fence.end) for fence in find_fences(markdown)), (None, 0)]:
+        piece = markdown[position:end]
+        found += [(position + match.start(), match["title"]) for match in _HEADING.finditer(piece)]
+        position = after
+    return found
+
+
+def section_of(titles: Headings, fence: Fence) -> str:
+    """The title of the last of the page's `headings` before `fence`."""
+    before = bisect.bisect_left(titles, fence.start, key=lambda heading: heading[0])
+    return titles[before - 1][1] if before else ""
 
 
 def in_collapsed_block(markdown: str, fence: Fence) -> bool:
