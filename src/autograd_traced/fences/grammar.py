@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from autograd_traced.fences.registry import KINDS
@@ -132,14 +133,18 @@ def diagram_files(markdown: str) -> list[str]:
     ]
 
 
+def _between_fences(markdown: str) -> Iterator[tuple[int, str]]:
+    """Each stretch of the page outside its fenced blocks, with where it starts."""
+    position = 0
+    for fence in find_fences(markdown):
+        yield position, markdown[position : fence.start]
+        position = fence.end
+    yield position, markdown[position:]
+
+
 def prose(markdown: str) -> str:
     """The page without its fenced blocks: what the reader reads as text."""
-    pieces, position = [], 0
-    for fence in find_fences(markdown):
-        pieces.append(markdown[position : fence.start])
-        position = fence.end
-    pieces.append(markdown[position:])
-    return "".join(pieces)
+    return "".join(piece for _, piece in _between_fences(markdown))
 
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t#]*$", re.MULTILINE)
@@ -151,13 +156,11 @@ Headings = list[tuple[int, str]]  # (where a heading starts in the page, its tit
 
 def headings(markdown: str) -> Headings:
     """The page's headings in page order, read once (headings inside fences are code)."""
-    found: Headings = []
-    position = 0
-    for end, after in [*((fence.start, fence.end) for fence in find_fences(markdown)), (None, 0)]:
-        piece = markdown[position:end]
-        found += [(position + match.start(), match["title"]) for match in _HEADING.finditer(piece)]
-        position = after
-    return found
+    return [
+        (start + match.start(), match["title"])
+        for start, piece in _between_fences(markdown)
+        for match in _HEADING.finditer(piece)
+    ]
 
 
 def section_of(titles: Headings, fence: Fence) -> str:
