@@ -32,6 +32,7 @@ from mkdocs.utils import meta
 
 from autograd_traced.build import assets, incremental, provenance
 from autograd_traced.build.failures import report_to_writer
+from autograd_traced.build.order import RenderOrder
 from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.fences.grammar import headings, in_collapsed_block, section_of
 from autograd_traced.fences.superfences import FenceShow, error_block
@@ -97,6 +98,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         self.plans: dict[str, tuple[str, PagePlan]] = {}  # src_uri -> (Markdown, its plan)
         self.set_aside: dict[str, list[str]] = {}  # src_uri -> what search need not read
         self.downloads: list[takeaways.Download] = []  # written once the site is
+        self.order = RenderOrder()  # the pages that run are rendered last
 
     def load_config(
         self, options: dict[str, Any], config_file_path: str | None = None
@@ -188,6 +190,8 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         started = self.runner.prefetch(
             (self.plans[uri][1] for uri in to_run), self.stages, self.cache
         )
+        running = {plan.key for plan in started}
+        self.order.runs_last(files, [uri for uri in to_run if self.plans[uri][1].key in running])
         if self.cache is not None:
             log.info(
                 "Results cache: %d page(s) run; the others' results are reused (%s)",
@@ -251,6 +255,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
                 "Execution was off for this build: outputs are the stored transcripts."
             )
         config.copyright += f" {self.source.sentence()}"
+        self.order.restore(files)  # every page is rendered: written in the site's order
         if self.dirty is not None:
             self.dirty.restore_skipped(files)
         if self.cache is not None:  # every page has run: the runs that passed are written
