@@ -16,13 +16,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import builds, imports, lighthouse, report, serve, stages, suites, targets
+from benchmarks import builds, growth, imports, lighthouse, report, serve, stages, suites, targets
 from benchmarks.harness import ROOT, BenchError, Samples, log
 from benchmarks.memory import TreeMemory
 from benchmarks.scaled_site import make_scaled_site, read_config, site_articles
 
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "latest.json"
-MEASUREMENTS = ("imports", "builds", "scale", "warm", "serve", "suites", "lighthouse")
+MEASUREMENTS = ("imports", "builds", "scale", "warm", "growth", "serve", "suites", "lighthouse")
 # The real site's articles (the nav, less the home page): its copy for serve has no more.
 SITE_ARTICLE_PAGES = len(site_articles(read_config(ROOT / "mkdocs.yml")))
 
@@ -34,6 +34,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=5, help="rounds of each build and import (5)")
     parser.add_argument(
         "--pages", type=int, default=40, help="article pages of the scaled copy (40)"
+    )
+    parser.add_argument(
+        "--growth-pages",
+        type=int,
+        nargs="+",
+        default=list(growth.DEFAULT_SIZES),
+        help="article pages of each copy `growth` builds once each way (5 40 200)",
     )
     parser.add_argument(
         "--serve-rounds", type=int, default=10, help="snippet edits per served site (10)"
@@ -48,8 +55,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if min(args.repeat, args.serve_rounds, args.suite_repeat) < 1:
         parser.error("--repeat, --serve-rounds and --suite-repeat must be at least 1")
-    if args.pages < SITE_ARTICLE_PAGES:
-        parser.error(f"--pages must be at least {SITE_ARTICLE_PAGES}, the real site's articles")
+    if min(args.pages, *args.growth_pages) < SITE_ARTICLE_PAGES:
+        parser.error(
+            f"--pages and --growth-pages must be at least {SITE_ARTICLE_PAGES}, "
+            "the real site's articles"
+        )
     return args
 
 
@@ -58,6 +68,7 @@ class Measured:
     samples: Samples = field(default_factory=dict)
     build_logs: dict[str, list[str]] = field(default_factory=dict)  # for the stage report
     memory: list[TreeMemory] = field(default_factory=list)
+    growth: list[growth.Size] = field(default_factory=list)
     checks: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # (found, expected)
 
 
@@ -84,6 +95,10 @@ def measure(args: argparse.Namespace, workdir: Path) -> Measured:
         samples, logs = builds.measure_warm(scaled, args.repeat, workdir)
         for side, side_logs in logs.items():
             out.build_logs[f"{args.pages} article pages, warm, {side}"] = side_logs
+        out.samples |= samples
+    if "growth" in args.only:
+        log(f"growth: cold, warm, one edit and plain builds at {args.growth_pages} article pages")
+        samples, out.growth = growth.measure_growth(tuple(args.growth_pages), workdir)
         out.samples |= samples
     if "serve" in args.only:
         site = make_scaled_site(ROOT, workdir / "site", SITE_ARTICLE_PAGES)
@@ -114,6 +129,8 @@ def summarize(args: argparse.Namespace, measured: Measured) -> dict[str, Any]:
         lines += ["", *report.stage_table(title, medians)]
     if measured.memory:
         lines += ["", f"serve, {args.pages + 1} pages:", *report.memory_table(measured.memory)]
+    if measured.growth:
+        lines += ["", "growth, one build of each:", *growth.growth_table(measured.growth)]
     lines += ["", *report.verdict_lines(found)]
     for name, (value, expected) in measured.checks.items():
         lines.append(f"check: {name}: {value}" + ("" if value == expected else "  <-- unexpected"))
@@ -127,6 +144,7 @@ def summarize(args: argparse.Namespace, measured: Measured) -> dict[str, Any]:
         "ratios": rats,
         "stages": stage_medians,
         "serve_memory": [asdict(m) for m in measured.memory],
+        "growth": growth.as_json(measured.growth),
         "targets": [asdict(t) | {"verdict": t.verdict} for t in found],
     }
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from autograd_traced.plugin import PLUGIN_NAME
-from benchmarks import report, stages, targets
+from benchmarks import growth, report, stages, targets
 from benchmarks.__main__ import DEFAULT_OUTPUT, parse_args
-from benchmarks.harness import interleave
+from benchmarks.harness import PYTHON, base_env, interleave
 from benchmarks.lighthouse import page_urls
 from benchmarks.memory import TreeMemory, descendants, tree_memory
 from benchmarks.scaled_site import make_scaled_site, read_config, snippet_files
@@ -155,8 +155,38 @@ def test_plain_material_copy_has_no_plugin_and_no_executable_fence(tmp_path: Pat
 def test_arguments() -> None:
     args = parse_args([])
     assert (args.repeat, args.pages, args.serve_rounds, args.output) == (5, 40, 10, DEFAULT_OUTPUT)
+    assert args.growth_pages == [5, 40, 200]
     with pytest.raises(SystemExit):
         parse_args(["--pages", "1"])
+    with pytest.raises(SystemExit):
+        parse_args(["--growth-pages", "40", "1"])
+
+
+def test_growth_reads_each_build_peak_and_cost_per_page(tmp_path: Path) -> None:
+    # 64 MiB held by the command's own child: the peak is that process's, not the wrapper's.
+    hold = "b = bytearray(64 * 2**20); import time; time.sleep(0.2)"
+    found = growth.measured_build(
+        [PYTHON, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {hold!r}])"],
+        env=base_env(),
+        cwd=tmp_path,
+    )
+    assert found.wall >= 0.2 and found.cpu > 0
+    assert 64 < found.peak_mib < 200
+    build = growth.Build
+    size = growth.Size(
+        10,
+        {
+            "cold": build(12.0, 20.0, 300),
+            "warm": build(3.0, 3.0, 60),
+            "edit": build(5.0, 7.0, 300),
+            "plain": build(2.0, 2.0, 50),
+        },
+    )
+    assert size.per_page_over_plain("cold") == pytest.approx(1.0)
+    assert growth.growth_table([size])[-1] == (
+        "| 10 | 12.00 s (20.00 s) | 3.00 s (3.00 s) | 5.00 s (7.00 s) | 2.00 s (2.00 s) "
+        "| 1.000 s | 0.100 s | 300 / 60 / 50 |"
+    )
 
 
 def test_lighthouse_reads_every_page_of_the_nav() -> None:
