@@ -139,6 +139,10 @@ def start_processes() -> fork_server.ForkServer:
     return fork_server.shared(child.preload)
 
 
+# Every page that runs is checked against the repository, one walk of it per page: a 40-page
+# build walked it 80 times, which grows with pages times files.
+_GUARD = source_guard.SharedWalks()
+
 TRAINS = re.compile(r"\boptim\.[A-Z]\w*\(")  # constructs an optimizer: `torch.optim.SGD(`
 
 
@@ -200,31 +204,12 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
         # The cache's folder is watched with the sources: only this process writes it, once
         # every page of the build has run (ResultsCache.write).
         watched = () if cache is None else (str(cache.folder),)
-        sources = source_guard.snapshot(plan.root, watched)
-        workdir = tempfile.mkdtemp(prefix="autograd-traced-page-")
-        output = f"{workdir}.out"  # beside the page's folder, not in it: a listing shows it not
-        with open(output, "x"):
-            pass
-        reports: object = None
+        sources = _GUARD.before(plan.root, watched)
         try:
-            reports = _server_for(plan).call(
-                child.execute_page,
-                plan,
-                workdir,
-                output,
-                answers={"dot": dot_svg},
-                starting=f"{plan.page} (starting its process)",
-            )
-            ran = verdict.decide(plan, reports)
-        except fork_server.StepFailed as failure:
-            ran, reusable = verdict.crashed(plan, failure.where, str(failure)), False
-        except verdict.ReportError as problem:
-            where, why = plan.page, f"its process sent a malformed report: {problem}"
-            ran, reusable = verdict.crashed(plan, where, why), False
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-            _relay_output(plan.page, output)
-        if changed := source_guard.changes(plan.root, sources, watched):
+            ran, reusable, reports = _run_in_process(plan)
+        finally:  # the guard counts the pages that run: told even when this one raised
+            changed = _GUARD.after(plan.root, sources, watched)
+        if changed:
             why = "the repository changed while it ran (a page may not write it): "
             ran, reusable = verdict.crashed(plan, plan.page, why + ", ".join(changed)), False
             if cache is not None:
@@ -236,6 +221,36 @@ def _execute(plan: PagePlan, stages: Stages | None, cache: ResultsCache | None) 
         no_report = lambda where, seconds: None  # noqa: E731
         ran = verdict.decide(plan, child.execute_page(plan, "", report=no_report))
     return PageRun(plan, _with_drawings(plan, ran, stages), reusable)
+
+
+def _run_in_process(plan: PagePlan) -> tuple[list[FenceResult], bool, object]:
+    """The page run in a child of the fork server, in a folder of its own: its fences'
+    results, whether they may be kept, and the reports it sent (None when it sent none)."""
+    reusable = True
+    workdir = tempfile.mkdtemp(prefix="autograd-traced-page-")
+    output = f"{workdir}.out"  # beside the page's folder, not in it: a listing shows it not
+    with open(output, "x"):
+        pass
+    reports: object = None
+    try:
+        reports = _server_for(plan).call(
+            child.execute_page,
+            plan,
+            workdir,
+            output,
+            answers={"dot": dot_svg},
+            starting=f"{plan.page} (starting its process)",
+        )
+        ran = verdict.decide(plan, reports)
+    except fork_server.StepFailed as failure:
+        ran, reusable = verdict.crashed(plan, failure.where, str(failure)), False
+    except verdict.ReportError as problem:
+        where, why = plan.page, f"its process sent a malformed report: {problem}"
+        ran, reusable = verdict.crashed(plan, where, why), False
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+        _relay_output(plan.page, output)
+    return ran, reusable, reports
 
 
 def _relay_output(page: str, output: str) -> None:

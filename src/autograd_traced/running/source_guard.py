@@ -6,12 +6,15 @@ remains where it does not."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 
 # Not sources: what builds, tests and tools write (the site, caches, environments).
 SKIPPED = frozenset({"site", "node_modules", "__pycache__"})
 
-Snapshot = dict[str, tuple[int, int, int]]  # path -> (size, modification time, inode)
+# path -> (size, modification time, status-change time, inode). The status-change time is
+# the kernel's: a page that writes a file and sets its modification time back changes it.
+Snapshot = dict[str, tuple[int, int, int, int]]
 
 
 def snapshot(root: str, watched: Sequence[str] = ()) -> Snapshot:
@@ -30,13 +33,21 @@ def snapshot(root: str, watched: Sequence[str] = ()) -> Snapshot:
                     stat = os.lstat(path)
                 except OSError:
                     continue
-                files[os.path.relpath(path, root)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+                files[os.path.relpath(path, root)] = (
+                    stat.st_size,
+                    stat.st_mtime_ns,
+                    stat.st_ctime_ns,
+                    stat.st_ino,
+                )
     return files
 
 
 def changes(root: str, before: Snapshot, watched: Sequence[str] = ()) -> list[str]:
-    """What differs from `before`: each path, said as created, changed or removed."""
-    after = snapshot(root, watched)
+    """What differs from `before` now: each path, said as created, changed or removed."""
+    return differences(before, snapshot(root, watched))
+
+
+def differences(before: Snapshot, after: Snapshot) -> list[str]:
     said = [f"created {path}" for path in sorted(after.keys() - before.keys())]
     said += [f"removed {path}" for path in sorted(before.keys() - after.keys())]
     said += [
@@ -45,3 +56,37 @@ def changes(root: str, before: Snapshot, watched: Sequence[str] = ()) -> list[st
         if before[path] != after[path]
     ]
     return said
+
+
+class SharedWalks:
+    """The guard for pages that run side by side, one walk of the repository per page
+    instead of two: a page's "before" is the newest walk that had ended when it started
+    (the walk after the page before it), or a walk of its own when no page is running.
+
+    A change made while a page runs lies between its "before" and its own walk after, so it
+    is never missed; one made since that "before" and the page's start is said for the page
+    too (it ran while the repository changed). With no page running, the next page walks
+    afresh: edits between two builds, or two tests, are nobody's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._latest: dict[tuple[str, tuple[str, ...]], Snapshot] = {}
+
+    def before(self, root: str, watched: Sequence[str] = ()) -> Snapshot:
+        """Call as the page starts; then `after` once it has ended, whatever happened."""
+        with self._lock:
+            self._running += 1
+            latest = self._latest.get((root, tuple(watched)))
+        return snapshot(root, watched) if latest is None else latest
+
+    def after(self, root: str, before: Snapshot, watched: Sequence[str] = ()) -> list[str]:
+        """What changed since the page's `before`, said as `changes` says it."""
+        walked = snapshot(root, watched)
+        with self._lock:
+            self._running -= 1
+            if self._running:
+                self._latest[(root, tuple(watched))] = walked
+            else:
+                self._latest.clear()
+        return differences(before, walked)
