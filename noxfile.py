@@ -94,8 +94,16 @@ def tests(session: nox.Session) -> None:
     """Snippets (Sybil), unit tests, the strict build and the harness's own tests."""
     require_system_packages(session, browser=False, tests=True)
     install_project(session)
+    # One worker per core; the tests that read a background command (a build, a server)
+    # run in one worker, grouped by that command (tests/conftest.py).
     session.run(
-        "pytest", "--ignore=tests/browser", "--require-snippets", *session.posargs, env=QUIET
+        "pytest",
+        "--ignore=tests/browser",
+        "--require-snippets",
+        "--numprocesses=auto",
+        "--dist=loadgroup",
+        *session.posargs,
+        env=QUIET,
     )
 
 

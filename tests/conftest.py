@@ -20,6 +20,7 @@ from tests.support import broken_copy, faked_clock
 from tests.support.build import Build, CommandBuild, build
 from tests.support.paths import ROOT
 from tests.support.serve_copy import ServeCopy
+from tests.support.workers import parallel
 
 HARNESS = Path(__file__).parent / "site" / "test_harness.py"
 SERVE = Path(__file__).parent / "site" / "test_serve.py"
@@ -32,7 +33,9 @@ BACKGROUND = ("copies", "serve_copy", "faked_clock_site")  # fixtures of backgro
 
 @pytest.hookimpl(tryfirst=True)  # before the root conftest imports torch: a second earlier
 def pytest_configure(config: pytest.Config) -> None:
-    if config.option.collectonly:
+    if config.option.collectonly or parallel(config):
+        # Under pytest-xdist each command starts when its first test asks (the fixtures
+        # below), in the one worker that runs its group of tests (pytest_collection_...).
         return
     if _selected(config, SERVE):
         _serve(config)
@@ -45,6 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # What needs a background command goes last: by then it is done.
     items.sort(key=lambda item: any(f in BACKGROUND for f in getattr(item, "fixturenames", ())))
+    for item in items:  # under `--dist loadgroup`, one worker starts each command and reads it
+        for fixture in set(BACKGROUND) & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group(fixture))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -424,6 +424,10 @@ def test_update_examples_rewrites_outputs_once_per_file_and_refuses_read_only(
     assert again.exit_code == pytest.ExitCode.OK, again.output
     counts = re.compile(r"snippets: \d+ snippet runs, \d+ examples executed")
     assert counts.findall(again.output) == counts.findall(before.output) != []
+    # Under pytest-xdist (`nox -s tests` runs two workers) the workers' counts add up.
+    workers = run_tests(root, "--require-snippets", "-n", "2", "-p", "xdist")
+    assert workers.exit_code == pytest.ExitCode.OK, workers.output
+    assert counts.findall(workers.output) == counts.findall(before.output)
     assert not list(root.rglob(".*.tmp"))
 
 
