@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
+from material.plugins.search.plugin import SearchPlugin
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 
 from autograd_traced.build.failures import WRITER_LOG
@@ -51,12 +53,22 @@ def build(
         with mock.patch.dict(os.environ, address):  # read by mkdocs.yml's !ENV
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=strict)
         config.plugins.on_startup(command="build", dirty=False)  # as `mkdocs build` does
+        _as_a_new_process(config)
         try:
             mkdocs_build(config)
         finally:
             config.plugins.on_shutdown()
 
     return _logged(run, quiet=quiet, verbose=verbose)
+
+
+def _as_a_new_process(config: MkDocsConfig) -> None:
+    """What a new `mkdocs build` process starts without and a plugin kept across loads in
+    this one (any plugin with on_startup) still holds: Material's search plugin keeps the
+    index of the last `serve --dirty` build and merges its pages into the next index."""
+    for plugin in config.plugins.values():
+        if isinstance(plugin, SearchPlugin):
+            plugin.search_index_prev = None
 
 
 def serve_build(root: Path, site_dir: Path, *, dirty: bool, first: bool) -> Build:
