@@ -399,7 +399,7 @@ def test_broken_links_anchors_and_formulas_fail_the_strict_build(tmp_path: Path)
 
 
 def test_update_examples_rewrites_outputs_once_per_file_and_refuses_read_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     # setup.pycon is run by several pages: each must not rewrite it from its own stale line
     # numbers (an output that grows by a line used to delete the examples below it).
@@ -424,12 +424,6 @@ def test_update_examples_rewrites_outputs_once_per_file_and_refuses_read_only(
     assert again.exit_code == pytest.ExitCode.OK, again.output
     counts = re.compile(r"snippets: \d+ snippet runs, \d+ examples executed")
     assert counts.findall(again.output) == counts.findall(before.output) != []
-    # Under pytest-xdist (`nox -s tests` runs two workers) the workers' counts add up. The
-    # workers are new processes: the copy's conftest imports tests.support from here.
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    workers = run_tests(root, "--require-snippets", "-n", "2", "-p", "xdist")
-    assert workers.exit_code == pytest.ExitCode.OK, workers.output
-    assert counts.findall(workers.output) == counts.findall(before.output)
     assert not list(root.rglob(".*.tmp"))
 
 
