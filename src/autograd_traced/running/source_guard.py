@@ -42,12 +42,8 @@ def snapshot(root: str, watched: Sequence[str] = ()) -> Snapshot:
     return files
 
 
-def changes(root: str, before: Snapshot, watched: Sequence[str] = ()) -> list[str]:
-    """What differs from `before` now: each path, said as created, changed or removed."""
-    return differences(before, snapshot(root, watched))
-
-
 def differences(before: Snapshot, after: Snapshot) -> list[str]:
+    """What differs between two snapshots: each path, said as created, changed or removed."""
     said = [f"created {path}" for path in sorted(after.keys() - before.keys())]
     said += [f"removed {path}" for path in sorted(before.keys() - after.keys())]
     said += [
@@ -81,7 +77,7 @@ class SharedWalks:
         return snapshot(root, watched) if latest is None else latest
 
     def after(self, root: str, before: Snapshot, watched: Sequence[str] = ()) -> list[str]:
-        """What changed since the page's `before`, said as `changes` says it."""
+        """What changed since the page's `before`, said as `differences` says it."""
         walked = snapshot(root, watched)
         with self._lock:
             self._running -= 1
