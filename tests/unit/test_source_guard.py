@@ -56,6 +56,14 @@ def test_a_file_written_back_to_its_old_size_and_time_is_still_named(tmp_path: P
     assert changes_now(str(tmp_path), before) == ["changed docs/index.md"]
 
 
+def test_a_link_to_a_folder_is_named_and_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("x")
+    before = source_guard.snapshot(str(tmp_path))
+    (tmp_path / "snippets").symlink_to(tmp_path / "docs", target_is_directory=True)
+    assert changes_now(str(tmp_path), before) == ["created snippets"]
+
+
 def test_pages_side_by_side_walk_once_each_and_no_change_is_missed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

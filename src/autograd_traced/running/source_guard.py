@@ -19,27 +19,33 @@ Snapshot = dict[str, tuple[int, int, int, int]]
 
 def snapshot(root: str, watched: Sequence[str] = ()) -> Snapshot:
     """The sources under `root`, and every file under the `watched` folders (skipped or not:
-    the results cache), by path relative to `root`."""
+    the results cache), by path relative to `root`. A symbolic link is a file here, never
+    followed: one to a folder is named too."""
     files: Snapshot = {}
-    for top in (root, *watched):
-        for folder, subfolders, names in os.walk(top):
-            if top == root:
-                subfolders[:] = [
-                    n for n in subfolders if n not in SKIPPED and not n.startswith(".")
-                ]
-            for name in names:
-                path = os.path.join(folder, name)
-                try:
-                    stat = os.lstat(path)
-                except OSError:
-                    continue
-                files[os.path.relpath(path, root)] = (
-                    stat.st_size,
-                    stat.st_mtime_ns,
-                    stat.st_ctime_ns,
-                    stat.st_ino,
-                )
+    _walk(root, "", files, skip=True)
+    for top in watched:
+        _walk(top, os.path.relpath(top, root) + os.sep, files, skip=False)
     return files
+
+
+def _walk(folder: str, relative: str, files: Snapshot, *, skip: bool) -> None:
+    # Paths made by concatenation, not `os.path.relpath` per file: a page's run walks the
+    # repository once, and relpath was half of what a walk cost.
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # removed meanwhile, or unreadable: what os.walk does too
+        return
+    for entry in entries:
+        name = entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if not (skip and (name in SKIPPED or name.startswith("."))):
+                    _walk(entry.path, relative + name + os.sep, files, skip=skip)
+                continue
+            stat = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        files[relative + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
 
 
 def differences(before: Snapshot, after: Snapshot) -> list[str]:
