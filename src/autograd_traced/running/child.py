@@ -6,6 +6,9 @@ in one namespace, from fixed seeds. It reports what ran and printed as plain JSO
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import importlib
 import os
 import random
 from collections.abc import Callable
@@ -126,12 +129,26 @@ def preload() -> None:
     import autograd_traced.drawing.graph
     import autograd_traced.drawing.tracer  # noqa: F401
 
+    for name in FIRST_USE_IMPORTS:
+        with contextlib.suppress(ImportError):  # another release may not have it
+            importlib.import_module(name)
+    # Out of the collector's way too: a collection in a child walks every object it may
+    # reach, and writing the collector's marks into them copies their pages (copy-on-write).
+    gc.freeze()
+
+
+# Modules a page's process imported on its own, measured (sys.modules at the end of each run
+# against the server's): each import cost every page again.
+FIRST_USE_IMPORTS = (
+    "numpy.random",  # _seed_everything: numpy loads it on first use
+    "torch._subclasses.schema_check_mode",  # printing a tensor
+    "torch.profiler._cupti_monitor",  # torch.autograd.profiler.record_function
+)
+
 
 def preload_training() -> None:
     """What the server of pages that train imports too: an optimizer's first step imports
     torch._dynamo (about 800 modules, nearly as long as torch), which they then share."""
-    import gc
-
     import torch._dynamo  # noqa: F401
 
     gc.freeze()  # like torch's objects (torch_import): out of the collector's way
