@@ -35,7 +35,7 @@ from autograd_traced.build.failures import report_to_writer
 from autograd_traced.build.order import RenderOrder
 from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.fences.grammar import headings, in_collapsed_block, section_of
-from autograd_traced.fences.superfences import FenceShow, error_block
+from autograd_traced.fences.superfences import FenceShow, PageState, error_block
 from autograd_traced.page_html import search_aside, takeaways
 from autograd_traced.page_html.katex import MathError, render_math
 from autograd_traced.page_html.plain_tokens import unwrap_plain_tokens
@@ -99,6 +99,8 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         self.set_aside: dict[str, list[str]] = {}  # src_uri -> what search need not read
         self.downloads: list[takeaways.Download] = []  # written once the site is
         self.order = RenderOrder()  # the pages that run are rendered last
+        # Rendered, their fences still placeholders: finished as their runs end (_finish).
+        self.unfilled: list[tuple[Page, Files, PageState]] = []
 
     def load_config(
         self, options: dict[str, Any], config_file_path: str | None = None
@@ -150,6 +152,7 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         self.plans.clear()
         self.set_aside.clear()
         self.downloads.clear()
+        self.unfilled.clear()
         self.source = provenance.read(Path(config.config_file_path).parent)  # git, once a build
         self.source.pin_build_date()  # dates in the sitemap are the commit's: same bytes
         if SUPERFENCES not in config.markdown_extensions:
@@ -208,28 +211,38 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         planned = self.plans.get(page.file.src_uri)
         if planned is not None and planned[0] == markdown:
             plan = planned[1]
-        else:  # another plugin changed the page since on_files
+        else:  # another plugin changed the page since on_files: it starts running now
             plan = self._plan(page.file.abs_src_path, markdown, config)
-        with self.stages.timed(Stage.EXECUTION):
-            self.fences.begin_page(self.runner.run_page(plan, self.stages, self.cache))
+            self.runner.prefetch([plan], self.stages, self.cache)
+        self.unfilled.append((page, files, self.fences.begin_page(plan)))
         return markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        html = break_table_code_at_dots(mark_tracebacks(html))
-        state = self.fences.page
-        assert state is not None
+        # The page's fences are placeholders until its run has ended: every page whose run
+        # has, in the order they were rendered, is finished now; the others in on_env.
+        page.content = html
+        while self.unfilled and self.runner.ready(self.unfilled[0][2].plan):
+            self._finish(*self.unfilled.pop(0))
+        return page.content
+
+    def _finish(self, page: Page, files: Files, state: PageState) -> None:
+        """The page's HTML with its fences' results, finished for its readers."""
+        with self.stages.timed(Stage.EXECUTION):  # waiting, in on_env, for a run not ended
+            run = self.runner.run_page(state.plan, self.stages, self.cache)
         failures = self.fences.failures
+        html = self.fences.fill(state, page.content or "", run)
+        html = break_table_code_at_dots(mark_tracebacks(html))
         missed = [
             failures.add(
                 f"{result.where}: this {result.language} fence was not run by the build: "
                 'SuperFences did not take it as a fence (check its options are key="value", '
                 "and that it is not inside an HTML block)"
             )
-            for result in state.unshown()
+            for result in run.results[state.shown :]
             if not result.failed
         ]
-        if not state.run.failures:  # a failed page's downloads would stop short: the build fails
-            consoles, taken = page_consoles(state.run, page.markdown or "")
+        if not run.failures:  # a failed page's downloads would stop short: the build fails
+            consoles, taken = page_consoles(run, page.markdown or "")
             offered = page.file.src_uri in self.config.downloads
             try:
                 html, page_downloads = takeaways.add_to_page(
@@ -241,11 +254,13 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         html = exclude_tab_labels(html)
         html, self.set_aside[page.file.src_uri] = search_aside.set_aside(html)
         if self.dirty is not None:  # a failed page is written again on every rebuild, and reported
-            reusable = state.run.reusable and not state.run.failures and not missed
+            reusable = run.reusable and not run.failures and not missed
             self.dirty.rendered(page, reusable=reusable)
-        return "".join(error_block(message) for message in missed) + html
+        page.content = "".join(error_block(message) for message in missed) + html
 
     def on_env(self, env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
+        while self.unfilled:  # the pages whose runs had not ended when they were rendered
+            self._finish(*self.unfilled.pop(0))
         if self.config.execute:
             # Taken from the build, never typed: the outputs on every page come from this release.
             release = pages.torch_version(self.cache)

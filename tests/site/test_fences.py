@@ -2,23 +2,17 @@
 
 from pathlib import Path
 
-import markdown
 import pytest
 
 from autograd_traced.fences.superfences import FenceShow, validate
-from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, Settings
-
-EXTENSIONS = ["pymdownx.highlight", "pymdownx.superfences"]
-
+from autograd_traced.running.plan import FenceResult, PageRun
+from tests.support.fence_pages import converted, rendered
 
 fences = FenceShow()  # what the plugin registers, kept across its builds
 
 
 def render(text: str, *results: FenceResult) -> str:
-    config = {"pymdownx.superfences": {"custom_fences": fences.custom_fences()}}
-    fences.begin_build()
-    fences.begin_page(PageRun(PagePlan("/", "docs/a.md", (), Settings()), results))
-    return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=config)
+    return rendered(fences, text, *results)
 
 
 def test_every_kind_of_the_registry_is_registered() -> None:
@@ -45,9 +39,38 @@ def test_a_transcript_is_highlighted_with_its_title() -> None:
 def test_a_failed_fence_shows_its_error_and_fails_the_build() -> None:
     failed = FenceResult("docs/a.md:1", "pycon", {"exec": "on"}, error="docs/a.md:1: <boom>")
     html = render('```pycon exec="on"\n```\n', failed)
-    fences.begin_page(PageRun(PagePlan("/", "docs/a.md", (), Settings()), (failed,)))
     assert "autograd-failure" in html and "docs/a.md:1: &lt;boom&gt;" in html
     assert fences.failures.messages[-1] == "docs/a.md:1: <boom>"
+
+
+def test_a_page_shows_its_results_where_superfences_put_its_fences() -> None:
+    first, second = (
+        FenceResult(f"docs/a.md:{line}", "autograd-graph", {"of": "z"}, html=f"<svg>{line}</svg>")
+        for line in (1, 5)
+    )
+    text = '```autograd-graph of="z"\n```\n\ntext\n\n```autograd-graph of="z"\n```\n'
+    html, state = converted(fences, text, first, second)
+    assert "<svg>" not in html and html.count("<!--autograd-traced ") == 2  # placeholders
+    html = fences.fill(state, html, PageRun(state.plan, (first, second)))
+    assert html.index("<svg>1</svg>") < html.index("text") < html.index("<svg>5</svg>")
+    assert not fences.failures.messages
+
+
+def test_a_placeholder_written_by_the_page_itself_is_not_filled() -> None:
+    shown = FenceResult("docs/a.md:3", "autograd-graph", {"of": "z"}, html="<svg></svg>")
+    forged = "<!--autograd-traced 0000000000000000 fence 0-->"
+    html = render(f'{forged}\n\n```autograd-graph of="z"\n```\n', shown)
+    assert forged in html and html.count("<svg></svg>") == 1 and not fences.failures.messages
+
+
+@pytest.mark.parametrize("damage", ["lost", "repeated"])
+def test_a_fence_lost_or_repeated_after_superfences_is_a_failure(damage: str) -> None:
+    shown = FenceResult("docs/a.md:1", "autograd-graph", {"of": "z"}, html="<svg></svg>")
+    html, state = converted(fences, '```autograd-graph of="z"\n```\n', shown)
+    html = "<p>the page</p>" if damage == "lost" else html * 2
+    html = fences.fill(state, html, PageRun(state.plan, (shown,)))
+    assert "autograd-failure" in html
+    assert "the HTML of docs/a.md:1 was lost or repeated" in fences.failures.messages[0]
 
 
 def test_a_fence_the_grammar_did_not_find_is_a_failure_not_plain_code() -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import re
 
-import markdown
-
 from autograd_traced.fences.superfences import RUN_IT_OPEN, FenceShow
-from autograd_traced.running.plan import FenceResult, PagePlan, PageRun, Settings, plan_page
+from autograd_traced.running.plan import FenceResult, Settings, plan_page
 from autograd_traced.running.snippets import Snippet, run_snippet
+from tests.support.fence_pages import rendered
 from tests.support.paths import ROOT
 
 SETUP = "snippets/program/setup.pycon"
@@ -19,11 +18,7 @@ fences = FenceShow()
 
 
 def render(result: FenceResult, fence: str = FENCE) -> str:
-    config = {"pymdownx.superfences": {"custom_fences": fences.custom_fences()}}
-    fences.begin_build()
-    fences.begin_page(PageRun(PagePlan("/", "docs/a.md", (), Settings()), (result,)))
-    extensions = ["pymdownx.highlight", "pymdownx.superfences"]
-    return markdown.markdown(fence, extensions=extensions, extension_configs=config)
+    return rendered(fences, fence, result)
 
 
 def shown(**options: str) -> FenceResult:

@@ -5,7 +5,11 @@ through it line by line), an `autograd-graph` fence the graph PyTorch recorded f
 of the page's program, a `diagram` fence a hand-made diagram; their options are in the fence
 registry (`fences.registry`).
 
-The page has run already (`running.pages`), so a formatter only shows the next fence's result.
+A page's Markdown is converted while its run may still be going on (`running.pages`): each
+fence is written as a placeholder, and `fill` puts the fence's result in its place once the
+run has ended. The build converts every page without waiting for a single run, so torch's
+import and the pages' runs overlap the Markdown work of the whole site.
+
 SuperFences prints a fence as plain code when its formatter raises, silently: so a formatter
 never raises. Whatever goes wrong becomes a failure of the build (`BuildFailures`) and, on
 the page, an error block that names the fence and the cause.
@@ -14,6 +18,8 @@ the page, an error block that names the fence and the cause.
 from __future__ import annotations
 
 import html
+import re
+import secrets
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -25,24 +31,23 @@ from autograd_traced.drawing.player import TRANSCRIPT
 from autograd_traced.fences.registry import KINDS
 from autograd_traced.page_html.consoles import CONSOLE_BLOCK, SEARCH_EXCLUDED
 from autograd_traced.page_html.program_files import cells_from_runs, console_code
-from autograd_traced.running.plan import FenceResult, PageRun
+from autograd_traced.running.plan import FenceResult, PagePlan, PageRun
 
 RUN_IT_OPEN = '<details class="example ag-run"><summary>Run it</summary>'  # collapsed: no `open`
 
 
 @dataclass
 class PageState:
-    """The page being rendered: its run, and how many of its fences SuperFences handed over."""
+    """The page being rendered: its plan, how many of its fences SuperFences handed over, and
+    the Markdown instance that converted them (its highlighter shows the results)."""
 
-    run: PageRun
+    plan: PagePlan
     shown: int = 0
+    md: Markdown | None = None
 
     @property
     def page(self) -> str:
-        return self.run.plan.page
-
-    def unshown(self) -> list[FenceResult]:
-        return list(self.run.results[self.shown :])
+        return self.plan.page
 
 
 class FenceShow:
@@ -53,6 +58,8 @@ class FenceShow:
         self.failures = BuildFailures()
         self.page: PageState | None = None
         self._highlighted: dict[tuple[str, str, tuple[str, ...]], str] = {}
+        # A page cannot write a placeholder of its own: it cannot know the build's nonce.
+        self._placeholder = f"<!--autograd-traced {secrets.token_hex(8)} fence "
 
     def custom_fences(self) -> list[dict[str, Any]]:
         """SuperFences' `custom_fences` entries: one per kind in the fence registry."""
@@ -66,11 +73,9 @@ class FenceShow:
         self.page = None
         return self.failures
 
-    def begin_page(self, run: PageRun) -> PageState:
-        self.page = PageState(run)
-        for result in run.results:  # what failed before rendering started: options, snippets
-            if result.failed:
-                self.failures.add(result.error)
+    def begin_page(self, plan: PagePlan) -> PageState:
+        """The fences SuperFences hands over next are `plan`'s, in its order."""
+        self.page = PageState(plan)
         return self.page
 
     def format(
@@ -86,24 +91,57 @@ class FenceShow:
         try:
             if state is None:
                 raise RuntimeError("an executable fence was rendered outside a page build")
-            if state.shown >= len(state.run.results):
+            if state.shown >= len(state.plan.fences):
                 raise RuntimeError(f"a {language} fence the fence grammar did not find: {options}")
-            result = state.run.results[state.shown]
-            state.shown += 1
-            if (result.language, result.options) != (language, options):
+            fence = state.plan.fences[state.shown].fence
+            if (fence.language, fence.options) != (language, options):
                 raise RuntimeError(
                     f"SuperFences handed over {language} {options} where the fence grammar has "
-                    f"{result.language} {result.options}"
+                    f"{fence.language} {fence.options}"
                 )
-            return self._show(result, md)
+            state.md = md
+            state.shown += 1
+            return f"{self._placeholder}{state.shown - 1}-->"  # a comment: a block of its own
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # SuperFences would swallow it and print the raw fence
-            page = state.page if state else "(no page)"
-            message = f"{page}: could not show a {language} fence:\n" + "".join(
-                traceback.format_exception(error)
+            return self._failed(state.page if state else "(no page)", language, error)
+
+    def fill(self, state: PageState, content: str, run: PageRun) -> str:
+        """`content` (the page's HTML) with each placeholder replaced by its fence's result;
+        every failure of the run is the build's."""
+        for result in run.results:  # what failed before or while it ran: options, snippets
+            if result.failed:
+                self.failures.add(result.error)
+        filled: list[int] = []
+
+        def show(match: re.Match[str]) -> str:
+            index = int(match.group(1))
+            filled.append(index)
+            result = run.results[index]
+            try:
+                assert state.md is not None  # the formatter kept it with the placeholder
+                return self._show(result, state.md)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:
+                return self._failed(state.page, result.language, error)
+
+        content = re.sub(re.escape(self._placeholder) + r"(\d+)-->", show, content)
+        if odd := [index for index in range(state.shown) if filled.count(index) != 1]:
+            wheres = ", ".join(state.plan.fences[index].where for index in odd)
+            message = (
+                f"{state.page}: the HTML of {wheres} was lost or repeated between SuperFences and "
+                "the page (another Markdown extension?)"
             )
-            return error_block(self.failures.add(message))
+            content = error_block(self.failures.add(message)) + content
+        return content
+
+    def _failed(self, page: str, language: str, error: BaseException) -> str:
+        message = f"{page}: could not show a {language} fence:\n" + "".join(
+            traceback.format_exception(error)
+        )
+        return error_block(self.failures.add(message))
 
     def _show(self, result: FenceResult, md: Markdown) -> str:
         if result.error:

@@ -63,6 +63,14 @@ class PageRunner:
             with self._lock:
                 self._pending.pop(key, None)
 
+    def ready(self, plan: PagePlan) -> bool:
+        """Whether `run_page(plan)` would return without waiting for a run."""
+        with self._lock:
+            if plan.key in self._results:
+                return True
+            future = self._pending.get(plan.key)
+        return future is not None and future.done()
+
     def interrupt(self) -> str:
         """Ctrl-C: the pages not started are dropped, the running ones stopped at once (not
         at their time limits); says what was running."""
