@@ -7,7 +7,6 @@ in one namespace, from fixed seeds. It reports what ran and printed as plain JSO
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import os
 import random
@@ -115,26 +114,26 @@ def execute_page(
 
 
 def preload() -> None:
-    """What the fork server imports before it serves: torch (out of the collector's way) and
-    what every page's process needs, which each child then has instead of importing it."""
-    from autograd_traced.running.torch_import import import_torch
+    """What the fork server imports before it serves: torch and what every page's process
+    needs, which each child then has instead of importing it; all of it out of the
+    collector's way (`long_lived_imports`): a collection in a child walks every object it may
+    reach, and writing the collector's marks into them copies their pages (copy-on-write)."""
+    from autograd_traced.running.torch_import import import_torch, long_lived_imports
 
     import_torch()
-    # What torch imports the first time a gradient is given explicitly (`grad_outputs=`,
-    # `backward(gradient)`, `torch.autograd.grad(y, x, v)`: `_make_grads` checks its shape):
-    # sympy, 0.3-0.5 s, that would otherwise be paid again by every page that does.
-    import torch.fx.experimental.symbolic_shapes
-    import torch.nn.functional  # noqa: F401  (the program's own import)
+    with long_lived_imports():
+        # What torch imports the first time a gradient is given explicitly (`grad_outputs=`,
+        # `backward(gradient)`, `torch.autograd.grad(y, x, v)`: `_make_grads` checks its
+        # shape): sympy, 0.3-0.5 s, that would otherwise be paid again by every page that does.
+        import torch.fx.experimental.symbolic_shapes
+        import torch.nn.functional  # noqa: F401  (the program's own import)
 
-    import autograd_traced.drawing.graph
-    import autograd_traced.drawing.tracer  # noqa: F401
+        import autograd_traced.drawing.graph
+        import autograd_traced.drawing.tracer  # noqa: F401
 
-    for name in FIRST_USE_IMPORTS:
-        with contextlib.suppress(ImportError):  # another release may not have it
-            importlib.import_module(name)
-    # Out of the collector's way too: a collection in a child walks every object it may
-    # reach, and writing the collector's marks into them copies their pages (copy-on-write).
-    gc.freeze()
+        for name in FIRST_USE_IMPORTS:
+            with contextlib.suppress(ImportError):  # another release may not have it
+                importlib.import_module(name)
 
 
 # Modules a page's process imported on its own, measured (sys.modules at the end of each run
@@ -149,9 +148,10 @@ FIRST_USE_IMPORTS = (
 def preload_training() -> None:
     """What the server of pages that train imports too: an optimizer's first step imports
     torch._dynamo (about 800 modules, nearly as long as torch), which they then share."""
-    import torch._dynamo  # noqa: F401
+    from autograd_traced.running.torch_import import long_lived_imports
 
-    gc.freeze()  # like torch's objects (torch_import): out of the collector's way
+    with long_lived_imports():
+        import torch._dynamo  # noqa: F401
 
 
 def torch_version(*, report: Report, ask: Ask | None = None) -> str:
