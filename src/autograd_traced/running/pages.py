@@ -65,10 +65,11 @@ class PageRunner:
 
     def ready(self, plan: PagePlan) -> bool:
         """Whether `run_page(plan)` would return without waiting for a run."""
+        key = plan.key  # a hash of the whole plan: computed once
         with self._lock:
-            if plan.key in self._results:
+            if key in self._results:
                 return True
-            future = self._pending.get(plan.key)
+            future = self._pending.get(key)
         return future is not None and future.done()
 
     def interrupt(self) -> str:
