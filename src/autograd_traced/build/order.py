@@ -1,6 +1,7 @@
 """The order MkDocs renders pages in: the pages whose results are at hand first, the pages
-that must run last, so that their runs (and the fork server's `import torch`) overlap the
-other pages' Markdown instead of holding the build at the first of them.
+that must run last. The plugin fills pages in with their results in render order, as their
+runs end: a page at hand is filled as soon as it is rendered, never held behind one still
+running, and the runs (and the fork server's `import torch`) overlap the other pages' work.
 
 MkDocs renders the pages (`on_page_markdown`, `on_page_content`) in the order of its Files,
 then writes them, the sitemap and the search index in that order again: the order is put
