@@ -39,9 +39,9 @@
     Math.min(...[...svg.querySelectorAll("text")].map((text) =>
       parseFloat(text.getAttribute("font-size")) || 14));
 
-  let observer = null;
+  let observers = [];
   const setUp = () => {
-    if (observer) observer.disconnect(); // the previous page's diagrams
+    observers.forEach((observer) => observer.disconnect()); // the previous page's diagrams
     const diagrams = [...document.querySelectorAll("article svg.ag-diagram")].map((svg) => {
       const button = document.createElement("button");
       button.type = "button";
@@ -51,20 +51,26 @@
       button.addEventListener("click", () => open(svg, button));
       const figure = svg.closest("figure.autograd-diagram");
       (figure || svg).after(button); // not in what scrolls
-      return { svg, figure, button, font: smallestFont(svg), units: svg.viewBox.baseVal.width };
+      // A player out of sight is not laid out (tracer.css): measuring its drawings would lay
+      // it out. They are measured once it comes near.
+      const player = svg.closest(".ag-tracer");
+      const units = svg.viewBox.baseVal.width;
+      return { svg, figure, button, player, font: smallestFont(svg), units };
     });
+    const near = new Set();
     // Shown only while a diagram is drawn too small or cut by its column (it scrolls sideways
     // in its figure: phones, narrow windows, zoomed in). A cut figure is a scrollable region,
-    // which the keyboard must reach. Every diagram is measured, then every one changed: one
-    // layout for the page, not one per diagram (a phone felt each).
+    // which the keyboard must reach. Every diagram at hand is measured, then every one changed:
+    // one layout for the page, not one per diagram (a phone felt each).
     const update = () => {
-      const measured = diagrams.map(({ svg, figure, font, units }) => {
+      const shown = diagrams.filter(({ player }) => !player || near.has(player));
+      const measured = shown.map(({ svg, figure, font, units }) => {
         const width = svg.getBoundingClientRect().width;
         const cut = !!figure && figure.scrollWidth > figure.clientWidth + 1;
         const middle = figure ? (figure.scrollWidth - figure.clientWidth) / 2 : 0;
         return { width, cut, middle, small: (font * width) / units < READABLE_PX };
       });
-      diagrams.forEach(({ figure, button }, i) => {
+      shown.forEach(({ figure, button }, i) => {
         const { width, cut, middle, small } = measured[i];
         if (cut) {
           figure.tabIndex = 0;
@@ -77,11 +83,20 @@
         button.hidden = !(width > 0) || !(cut || small);
       });
     };
-    observer = new ResizeObserver(update);
-    for (const { svg, figure } of diagrams) {
-      observer.observe(svg);
-      if (figure) observer.observe(figure); // past the legible width, only the figure shrinks
+    const resized = new ResizeObserver(update);
+    const approached = new IntersectionObserver(
+      (entries) => {
+        entries.forEach(({ target, isIntersecting }) => isIntersecting && near.add(target));
+        update();
+      },
+      { rootMargin: "100% 0px" }, // a window's height ahead, before it is drawn
+    );
+    for (const { svg, figure, player } of diagrams) {
+      resized.observe(svg);
+      if (figure) resized.observe(figure); // past the legible width, only the figure shrinks
+      if (player) approached.observe(player);
     }
+    observers = [resized, approached];
   };
 
   // Material's instant navigation swaps pages without reloading: document$ emits per page.

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 import torch
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
@@ -27,7 +26,7 @@ from autograd_traced.drawing.player import TIMES, player_id
 from autograd_traced.fences.grammar import executable_fences
 from autograd_traced.running import fork_server
 from autograd_traced.running.snippets import ExampleRun, Snippet, run_snippet
-from tests.support.browser import Recorder, swap_in
+from tests.support.browser import Recorder, axe_audit, swap_in
 from tests.support.paths import ARTICLES as PAGES_WITH_PROGRAMS
 
 pytestmark = pytest.mark.browser
@@ -389,18 +388,17 @@ def test_a_player_the_script_leaves_a_list_shows_its_steps(
 def test_axe_finds_no_serious_violation_in_the_players(
     site_url: str, browser: Browser, scheme: str
 ) -> None:
-    axe = Axe()
     with opened(browser, 1280, scheme) as page:
         for article in ARTICLES:
             for fragment in ("", "#trace-setup-line-12"):
                 page.goto(site_url + _url(article) + fragment, wait_until="networkidle")
                 expected = "slate" if scheme == "dark" else "default"
                 assert page.evaluate("document.body.dataset.mdColorScheme") == expected
-                results = axe.run(page, context=".ag-tracer")
+                results = axe_audit(page, context=".ag-tracer")
                 serious = [
                     f"{v['id']} ({v['impact']}): {v['help']} at "
                     + ", ".join(str(node["target"]) for node in v["nodes"][:3])
-                    for v in results.response["violations"]
+                    for v in results["violations"]
                     if v["impact"] in ("serious", "critical")
                 ]
                 assert not serious, f"{article.stem}{fragment} ({scheme}):\n" + "\n".join(serious)
