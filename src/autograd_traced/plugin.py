@@ -180,7 +180,9 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         for file in documents:
             markdown = meta.get_data(texts[file.src_uri])[0]
             self.plans[file.src_uri] = (markdown, self._plan(file.abs_src_path, markdown, config))
-        files = takeaways.publish_snippets(files, config, self._snippets_used())
+        files = takeaways.publish_snippets(
+            files, config, self._snippets_used(), dirty=self.dirty is not None
+        )
         to_run = list(self.plans)
         if self.dirty is not None:
             site = incremental.site_key(config, files, self.source.sentence(), texts)
