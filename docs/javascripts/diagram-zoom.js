@@ -86,8 +86,9 @@
     const resized = new ResizeObserver(update);
     const approached = new IntersectionObserver(
       (entries) => {
+        const known = near.size;
         entries.forEach(({ target, isIntersecting }) => isIntersecting && near.add(target));
-        update();
+        if (near.size > known) update(); // not as one leaves: it is not laid out again then
       },
       { rootMargin: "100% 0px" }, // a window's height ahead, before it is drawn
     );
