@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,8 +47,12 @@ def axe_audit(page: Page, context: str | None = None) -> dict[str, Any]:
     """
     page.add_style_tag(content="* { content-visibility: visible !important; }")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    axe = Axe()  # axe-core, from the package
-    return (axe.run(page, context=context) if context else axe.run(page)).response
+    return _axe().run(page, context=context).response
+
+
+@functools.cache
+def _axe() -> Axe:
+    return Axe()  # axe-core, from the package: its script read once
 
 
 def swap_in(page: Page, navigate: Callable[[], None]) -> None:
