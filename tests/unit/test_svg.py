@@ -6,8 +6,12 @@ import math
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
+from autograd_traced.drawing import svg
 from autograd_traced.drawing.svg import compact, figure, legible_width
 from autograd_traced.running import processes
 from tests.support.paths import ROOT
@@ -85,3 +89,43 @@ def test_a_figure_is_no_narrower_than_its_smallest_text_needs() -> None:
     assert figure('<svg viewBox="0 0 10 10" style="width: 13px"></svg>').startswith(
         '<figure class="autograd-diagram">'
     )
+
+
+def test_pages_that_ask_for_one_drawing_at_once_start_graphviz_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A build's pages run in parallel and draw the same graphs: the second ask waits for
+    the first drawing instead of running Graphviz again beside it."""
+    runs: list[str] = []
+
+    def slow_dot(source: str, timeout: float) -> str:
+        runs.append(source)
+        time.sleep(0.3)
+        return f"<svg>{source}</svg>"
+
+    monkeypatch.setattr(svg, "_run_dot", slow_dot)
+    source = f"digraph {{ asked_at_once_{time.monotonic_ns()} }}"
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        drawn = list(pool.map(svg.dot_svg, [source] * 3))
+    assert drawn == [f"<svg>{source}</svg>"] * 3
+    assert runs == [source]
+    assert svg.dot_svg(source) == drawn[0] and runs == [source]  # and kept
+
+
+def test_a_drawing_that_failed_is_drawn_again_when_asked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    attempts: list[str] = []
+
+    def failing_once(source: str, timeout: float) -> str:
+        attempts.append(source)
+        if len(attempts) == 1:
+            raise RuntimeError("dot failed (exit 1)")
+        return "<svg/>"
+
+    monkeypatch.setattr(svg, "_run_dot", failing_once)
+    source = f"digraph {{ fails_once_{time.monotonic_ns()} }}"
+    with pytest.raises(RuntimeError, match="dot failed"):
+        svg.dot_svg(source)
+    assert svg.dot_svg(source) == "<svg/>"
+    assert len(attempts) == 2

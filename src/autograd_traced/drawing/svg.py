@@ -8,14 +8,16 @@ no fixed size, no white background, colours from ``currentColor`` and CSS classe
 
 from __future__ import annotations
 
-import functools
 import html
 import math
 import re
 import shutil
 import subprocess
 import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 # Colours used in DOT only as markers: render_svg turns each into `currentColor` plus this
@@ -80,10 +82,59 @@ _SETPRIV = shutil.which("setpriv")
 _DIES_WITH_PARENT = [_SETPRIV, "--pdeathsig", "KILL", "--"] if _SETPRIV else []
 
 
-@functools.lru_cache(maxsize=1024)
+class _Drawings:
+    """Graphviz's SVG by DOT source and time limit, the latest `size` kept. Drawn once even
+    when several pages ask at the same time (a build's pages run in parallel, and ask for the
+    same graphs): the others wait for the first drawing instead of starting Graphviz again. A
+    drawing that failed is not kept: the next ask tries again."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._done: OrderedDict[tuple[str, float], str] = OrderedDict()
+        self._drawing: dict[tuple[str, float], Future[str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, float], draw: Callable[[], str]) -> str:
+        with self._lock:
+            if key in self._done:
+                self._done.move_to_end(key)
+                return self._done[key]
+            drawing = self._drawing.get(key)
+            if drawing is None:
+                drawing = self._drawing[key] = Future()
+                drawing.set_running_or_notify_cancel()
+                ours = True
+            else:
+                ours = False
+        if not ours:
+            return drawing.result()
+        try:
+            svg = draw()
+        except BaseException as error:
+            drawing.set_exception(error)
+            raise
+        else:
+            drawing.set_result(svg)
+            with self._lock:
+                self._done[key] = svg
+                while len(self._done) > self._size:
+                    self._done.popitem(last=False)
+            return svg
+        finally:
+            with self._lock:
+                del self._drawing[key]
+
+
+_DRAWINGS = _Drawings(size=1024)
+
+
 def dot_svg(dot_source: str, timeout: float = DOT_TIMEOUT) -> str:
     """Graphviz's SVG of a DOT source, drawn once per source in this process; a drawing
     that takes longer than `timeout` is stopped (a dense graph can take minutes)."""
+    return _DRAWINGS.get((dot_source, timeout), lambda: _run_dot(dot_source, timeout))
+
+
+def _run_dot(dot_source: str, timeout: float) -> str:
     try:
         result = subprocess.run(
             [*_DIES_WITH_PARENT, *_dot_command(), "-Tsvg"],
