@@ -161,6 +161,12 @@ def _restore(before: dict[str, Any]) -> str:
     """Put the builtins back as they were; the names that had changed, if any (`_` is the
     console's last value: echoing an expression sets it)."""
     now, gone = vars(builtins), object()
+    if now.keys() == before.keys():  # the common case in one pass, calling no builtin
+        for name, value in before.items():
+            if name != "_" and now[name] is not value:
+                break
+        else:
+            return ""
     names = (before.keys() | now.keys()) - {"_"}
     changed = sorted(name for name in names if before.get(name, gone) is not now.get(name, gone))
     if changed:
