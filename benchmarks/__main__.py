@@ -118,7 +118,7 @@ def summarize(args: argparse.Namespace, measured: Measured) -> dict[str, Any]:
     """Print the summary; return what goes into the JSON file."""
     meds = targets.medians(measured.samples)
     rats = targets.ratios(meds)
-    found = targets.targets(meds, measured.memory, args.pages)
+    found = targets.targets(measured.samples, measured.memory, args.pages)
     stage_medians = {
         title: stages.median_stages(logs) for title, logs in measured.build_logs.items()
     }

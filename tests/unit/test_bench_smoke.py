@@ -64,21 +64,37 @@ def test_medians_derive_costs_and_ratios() -> None:
 
 def test_targets_pass_fail_and_skip() -> None:
     meds = targets.medians(SAMPLES)
-    found = targets.targets(meds, memory(200, 220), pages=40)
+    found = targets.targets(SAMPLES, memory(200, 220), pages=40)
     # 1.8 <= 1.1 x 1.68; 5.0 > 1.5 x 1.68; 2.2 <= 2 x 1.1; +20 MiB is the limit; 5.5 <= 6;
     # warm 1.1 <= 1.1 x 1.0; one edit 1.9 - 1.0 > 0.5 x 1.68
     verdicts = ["PASS", "FAIL", "PASS", "PASS", "PASS", "PASS", "FAIL", "SKIP"]  # no Lighthouse
     assert [t.verdict for t in found] == verdicts
     assert "41 pages" in found[2].name and "over 1 rebuilds at 41 pages" in found[3].name
-    assert targets.targets(meds, memory(200, 220.1), pages=40)[3].verdict == "FAIL"
+    assert targets.targets(SAMPLES, memory(200, 220.1), pages=40)[3].verdict == "FAIL"
     assert {t.verdict for t in targets.targets({}, [], pages=40)} == {"SKIP"}
     scores = {"lighthouse_performance home": [95.0], "lighthouse_performance lab/": [89.0, 90.0]}
-    lighthouse = targets.targets(targets.medians(scores), [], pages=40)[-1]
+    lighthouse = targets.targets(scores, [], pages=40)[-1]
     assert lighthouse.verdict == "FAIL" and lighthouse.detail == "home 95, lab/ 89.5"
     scores["lighthouse_performance lab/"].append(91.0)
-    assert targets.targets(targets.medians(scores), [], pages=40)[-1].verdict == "PASS"
+    assert targets.targets(scores, [], pages=40)[-1].verdict == "PASS"
     text = "\n".join(report.ratio_table(targets.ratios(meds)))
     assert "| execution_cost / import_torch | 1.07 |" in text
+
+
+def test_the_scale_target_holds_in_every_round_not_in_the_median() -> None:
+    """Each round's strict build minus the plain build run beside it: a median under the
+    limit with one round over it fails."""
+    rounds = {
+        "python_startup": [0.0],
+        "import_torch_gross": [2.0],  # limit 1.5 x 2.0 = 3.0 s
+        "scale_build_on": [7.0, 8.0, 7.5, 9.5, 7.0],
+        "scale_build_plain": [5.0, 5.5, 5.0, 6.0, 5.0],  # costs 2.0, 2.5, 2.5, 3.5, 2.0
+    }
+    scale = targets.targets(rounds, [], pages=40)[1]
+    assert targets.medians(rounds)["scale_cost"] <= 3.0  # the median alone would pass
+    assert scale.verdict == "FAIL" and "each round 1.00, 1.25, 1.25, 1.75, 1.00" in scale.detail
+    rounds["scale_build_on"][3] = 8.9  # 2.9 s: every round under the limit
+    assert targets.targets(rounds, [], pages=40)[1].verdict == "PASS"
 
 
 def test_stages_are_parsed_and_the_rest_derived() -> None:
