@@ -449,3 +449,39 @@ def test_the_training_branch_is_asked_for_before_the_pages_run(
     for plan in plans:
         runner.run_page(plan)
     assert calls == ["server docs/trains.md", "run docs/plain.md", "run docs/trains.md"]
+
+
+def test_the_caller_takes_every_message_that_has_arrived_in_one_read() -> None:
+    """A page reports a step before each example: the build's side reads them all at once
+    (each read releases its GIL), and hands them over one by one, whole."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        child = fork_server._Channel(theirs, child=True)
+        for step in range(3):
+            child.send(["step", f"snippets/a.pycon:{step + 1}", 5.0])
+        caller = fork_server._Channel(ours, child=False)
+        time.sleep(0.05)  # all three have arrived
+        assert caller.receive(None) == ["step", "snippets/a.pycon:1", 5.0]
+        assert caller.has_message()  # read with the first: no read of the socket for them
+        assert caller.receive(None) == ["step", "snippets/a.pycon:2", 5.0]
+        assert caller.receive(None) == ["step", "snippets/a.pycon:3", 5.0]
+        assert not caller.has_message()
+
+
+def test_a_child_reads_no_further_than_its_message() -> None:
+    """A branch reads its preload, then file descriptors arrive on the same socket: a read
+    past the message would take the bytes they come with, and drop the descriptors."""
+    ours, theirs = socket.socketpair()
+    spare_read, spare_write = os.pipe()
+    with ours, theirs:
+        fork_server._Channel(ours, child=False).send("the preload")
+        socket.send_fds(ours, [b"c"], [spare_read])
+        os.close(spare_read)
+        assert fork_server._Channel(theirs, child=True).receive(None) == "the preload"
+        theirs.settimeout(5)  # a read past the message leaves nothing to wait for
+        message, fds, _, _ = socket.recv_fds(theirs, 1, 1)
+        assert message == b"c" and len(fds) == 1
+        os.write(spare_write, b"x")
+        assert os.read(fds[0], 1) == b"x"  # the very pipe sent
+        os.close(fds[0])
+    os.close(spare_write)

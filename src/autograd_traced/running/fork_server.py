@@ -73,11 +73,19 @@ MAX_MESSAGE = 64 << 20  # bytes: a child cannot make the caller allocate more fo
 class _Channel:
     """Length-prefixed messages over a socket. The caller pickles (its work, its answers) to
     the child; the child sends JSON only: unpickling what a child sent would run whatever
-    code the child chose, in the caller's process."""
+    code the child chose, in the caller's process.
+
+    The caller reads ahead: a page reports a step before each example, thousands a build,
+    and each read of the socket releases the build's GIL, which its main thread (converting
+    pages) holds for up to a switch interval before this thread gets it back. One read takes
+    every message that has arrived. The child reads exactly what it asked for: a branch's
+    first message is followed, on the same socket, by control messages that carry file
+    descriptors, which a read ahead would swallow."""
 
     def __init__(self, sock: socket.socket, *, child: bool) -> None:
         self.sock = sock
         self.child = child
+        self._ahead = bytearray()  # read, not yet taken (the caller's side only)
 
     def send(self, message: object) -> None:
         if self.child:
@@ -85,6 +93,13 @@ class _Channel:
         else:
             data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         self.sock.sendall(_HEADER.pack(len(data)) + data)
+
+    def has_message(self) -> bool:
+        """Whether a whole message was read ahead: `receive` returns without reading."""
+        if len(self._ahead) < _HEADER.size:
+            return False
+        (size,) = _HEADER.unpack_from(self._ahead)
+        return len(self._ahead) - _HEADER.size >= size
 
     def receive(self, deadline: float | None) -> Any:
         (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
@@ -98,15 +113,19 @@ class _Channel:
         return message
 
     def _read(self, size: int, deadline: float | None) -> bytes:
-        chunks, missing = [], size
-        while missing:
+        while len(self._ahead) < size:
+            missing = size - len(self._ahead)
             self.sock.settimeout(None if deadline is None else max(deadline - time.monotonic(), 0))
-            chunk = self.sock.recv(min(missing, 1 << 20))
+            chunk = self.sock.recv(min(missing if self.child else max(missing, _AHEAD), 1 << 20))
             if not chunk:
                 raise EOFError
-            chunks.append(chunk)
-            missing -= len(chunk)
-        return b"".join(chunks)
+            self._ahead += chunk
+        data = bytes(self._ahead[:size])
+        del self._ahead[:size]
+        return data
+
+
+_AHEAD = 1 << 16  # bytes the caller asks for at once: many step reports
 
 
 class ForkServer:
@@ -275,7 +294,9 @@ class ForkServer:
     @staticmethod
     def _receive(channel: _Channel, where: str, step: _Step | None) -> Any:
         try:
-            while step is not None and not _readable(channel.sock, POLL):
+            while (
+                step is not None and not channel.has_message() and not _readable(channel.sock, POLL)
+            ):
                 if overdue := step.overdue():
                     raise StepTimedOut(where, overdue)
             # A message has begun: the rest of it may not take longer than the step may.
