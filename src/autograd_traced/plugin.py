@@ -18,13 +18,12 @@ import logging
 import signal
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
@@ -61,6 +60,9 @@ from autograd_traced.running.plan import (
     plan_page,
 )
 from autograd_traced.running.results_cache import ResultsCache
+
+if TYPE_CHECKING:  # serve's server: imported by serve itself, not by every build
+    from mkdocs.livereload import LiveReloadServer
 
 log = logging.getLogger("mkdocs.plugins.autograd_traced")
 SUPERFENCES = "pymdownx.superfences"

@@ -22,8 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import nbformat
-
 from autograd_traced.running.snippets import SHOWN_TRACEBACK, ExampleRun
 
 # How snippets.run_snippet shows an expected error after what the example printed before it.
@@ -129,6 +127,10 @@ def notebook_json(
             cells.append(_code_cell(group, count))
     for index, cell in enumerate(cells):
         cell["id"] = f"cell-{index}"  # nbformat draws random ids: builds must be reproducible
+    # Imported here, not with the plugin: 90 ms (jsonschema) a build would otherwise pay
+    # before it starts the process that imports torch.
+    import nbformat
+
     # Cells made as nbformat.v4's new_* make them, without their check of each cell: the
     # whole notebook is checked once (0.3 s a build, most of it those checks).
     notebook = nbformat.from_dict(
