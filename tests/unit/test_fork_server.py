@@ -159,6 +159,12 @@ def test_ctrl_c_while_waiting_on_pages_in_parallel_stops_and_names_them(tmp_path
         runner.run_page(plans[0])
     assert "snippets/slow.pycon:2 (used by docs/one.md:1)" in str(raised.value)
     assert time.monotonic() - start < 10
+    # The other page is stopped too, even one whose process was being forked as Ctrl-C came:
+    # left running, it would hold the source guard's walks for 30 s of the tests after this.
+    deadline = time.monotonic() + 10
+    while not runner.ready(plans[1]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert runner.ready(plans[1]), "the other page ran on after Ctrl-C"
 
 
 PAGE = '```pycon exec="on" file="snippets/slow.pycon"\n```\n'

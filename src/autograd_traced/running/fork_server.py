@@ -135,6 +135,7 @@ class ForkServer:
         self._trunk = trunk  # the server this one was forked from, if it is a branch
         self._lock = threading.Lock()
         self._running: dict[int, str] = {}  # child pid -> the step it is running
+        self._interrupts = 0  # Ctrl-Cs so far: a child forked across one is stopped too
         self._branches: dict[str, ForkServer] = {}
         self._branches_lock = threading.Lock()
 
@@ -202,6 +203,7 @@ class ForkServer:
     def interrupt(self) -> list[str]:
         """Stop every child (Ctrl-C while waiting on several); the steps they were running."""
         with self._lock:
+            self._interrupts += 1
             running = dict(self._running)
         for pid in running:
             with contextlib.suppress(ProcessLookupError):
@@ -237,13 +239,20 @@ class ForkServer:
         child returns `answers[topic](payload)`, computed here: what this process keeps
         (a cache) serves every child.
         """
+        with self._lock:
+            interrupts = self._interrupts
         ours = self._ask_for_child(b"c", starting)
         channel = _Channel(ours, child=False)
         where, step, pid = starting, None, 0
         try:
             # The server, not the child, says which process this is: it is killed at the end.
-            pid = self._receive(channel, where, None)[1]
+            try:
+                pid = self._receive(channel, where, None)[1]
+            except ChildDied:  # no child was forked: the server died as it got the request
+                raise ChildDied(where, "the page's server has ended") from None
             with self._lock:
+                if self._interrupts != interrupts:  # Ctrl-C came as it was being forked
+                    raise Interrupted(f"interrupted while starting {where}")
                 self._running[pid] = where
             channel.send((function, args))
             while True:

@@ -42,6 +42,7 @@ class PageRunner:
         self._pending: dict[str, Future[PageRun]] = {}
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        self._interrupts = 0  # Ctrl-Cs so far: a page submitted before one does not start
 
     def run_page(
         self, plan: PagePlan, stages: Stages | None = None, cache: ResultsCache | None = None
@@ -76,6 +77,7 @@ class PageRunner:
         """Ctrl-C: the pages not started are dropped, the running ones stopped at once (not
         at their time limits); says what was running."""
         with self._lock:
+            self._interrupts += 1
             for future in self._pending.values():
                 future.cancel()
         running = fork_server.interrupt_shared()
@@ -117,9 +119,18 @@ class PageRunner:
                 if key in self._results:  # a run that another call started has ended since
                     continue
                 self._pending[key] = self._pool.submit(
-                    lambda p=plan, k=key: self._store(k, _execute(p, stages, cache))
+                    self._run, plan, stages, cache, self._interrupts
                 )
         return [plan for plan in to_run.values() if _in_own_process(plan)]
+
+    def _run(
+        self, plan: PagePlan, stages: Stages | None, cache: ResultsCache | None, interrupts: int
+    ) -> PageRun:
+        """A prefetched page's run, in a worker thread; not begun after a Ctrl-C (one that
+        came as its process was being forked stops it there: ForkServer.call)."""
+        if self._interrupts != interrupts:
+            raise fork_server.Interrupted(f"interrupted before {plan.page} started")
+        return self._store(plan.key, _execute(plan, stages, cache))
 
     def forget_except(self, keys: Iterable[str]) -> None:
         """Drop the results of other inputs: `mkdocs serve` keeps only the current ones."""
