@@ -161,18 +161,15 @@ def _restore(before: dict[str, Any]) -> str:
     """Put the builtins back as they were; the names that had changed, if any (`_` is the
     console's last value: echoing an expression sets it)."""
     now, gone = vars(builtins), object()
-    if now.keys() == before.keys():  # the common case in one pass, calling no builtin
-        for name, value in before.items():
-            if name != "_" and now[name] is not value:
-                break
-        else:
-            return ""
-    names = (before.keys() | now.keys()) - {"_"}
-    changed = sorted(name for name in names if before.get(name, gone) is not now.get(name, gone))
-    if changed:
-        now.clear()
-        now.update(before)
-    return ", ".join(changed)
+    # One pass over the names before (20 us an example; a union of both sides took 31), the
+    # names added after; sorted once the builtins are back (a snippet may delete `sorted`).
+    changed = {name for name, value in before.items() if now.get(name, gone) is not value}
+    changed = (changed | (now.keys() - before.keys())) - {"_"}
+    if not changed:
+        return ""
+    now.clear()
+    now.update(before)
+    return ", ".join(sorted(changed))
 
 
 def check_snippet(
