@@ -298,14 +298,15 @@ def sockets_open(*, report: Callable[[str, float], None], **_: object) -> int:
 def test_a_child_holds_no_other_callers_socket() -> None:
     """A page that held the server's end of another page's socket could send that page's
     caller a result of its own making, and one that held the caller's listening socket
-    (`mkdocs serve`'s) could answer its readers: each child holds its own socket only."""
+    (`mkdocs serve`'s) could answer its readers: each child holds its own two only (its
+    messages, its steps)."""
     listening = socket.create_server(("127.0.0.1", 0))
     server = fork_server.ForkServer.start()
     try:
         napping = threading.Thread(target=server.call, args=(nap, 1.0), daemon=True)
         napping.start()
         time.sleep(0.3)  # the other child is running, its socket open in the server
-        assert server.call(sockets_open) == 1
+        assert server.call(sockets_open) == 2
         napping.join()
     finally:
         server.stop()
@@ -472,6 +473,54 @@ def test_the_caller_takes_every_message_that_has_arrived_in_one_read() -> None:
         assert caller.receive(None) == ["step", "snippets/a.pycon:2", 5.0]
         assert caller.receive(None) == ["step", "snippets/a.pycon:3", 5.0]
         assert not caller.has_message()
+
+
+def many_steps_then_spin(*, report: Callable[[str, float], None], **_: object) -> None:
+    for line in range(1, 2001):  # faster than the caller looks: it sees the last at once
+        report(f"snippets/many.pycon:{line} (used by docs/many.md:3)", 10)
+    spin_reported(30, 0.3, report=report)
+
+
+def test_a_step_after_thousands_of_quick_ones_is_the_one_named() -> None:
+    with pytest.raises(fork_server.StepTimedOut, match=r"after 0\.3 s of CPU") as raised:
+        fork_server.shared().call(many_steps_then_spin)
+    assert raised.value.where == "snippets/spin.pycon:2 (used by docs/spin.md:3)"
+
+
+def malformed_step(*, report: Callable[[str, float], None], **_: object) -> None:
+    report("snippets/bad.pycon:1 (used by docs/bad.md:3)", 10)
+    report("snippets/bad.pycon:2 (used by docs/bad.md:3)", "soon")  # type: ignore[arg-type]
+    time.sleep(30)
+
+
+def test_a_malformed_step_fails_the_page_at_the_step_before_it() -> None:
+    with pytest.raises(fork_server.ProtocolError, match="a malformed step") as raised:
+        fork_server.shared().call(malformed_step)
+    assert raised.value.where == "snippets/bad.pycon:1 (used by docs/bad.md:3)"
+
+
+def test_steps_are_taken_whole_as_they_arrive_without_waiting() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        caller = fork_server._Channel(ours, child=False)
+        assert caller.take_arrived() == []  # nothing yet: it returns, it does not wait
+        fork_server._Channel(theirs, child=True).send(["step", "snippets/a.pycon:1", 5.0])
+        half = b'["step", "snippets/a.pycon:2", 5.0]'
+        theirs.sendall(fork_server._HEADER.pack(len(half)) + half[:10])
+        time.sleep(0.05)  # both have arrived
+        assert caller.take_arrived() == [["step", "snippets/a.pycon:1", 5.0]]
+        theirs.sendall(half[10:])
+        time.sleep(0.05)
+        assert caller.take_arrived() == [["step", "snippets/a.pycon:2", 5.0]]
+
+
+def test_a_step_too_large_to_wait_for_is_refused_at_once() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(fork_server._HEADER.pack(fork_server.MAX_MESSAGE + 1) + b"[")
+        time.sleep(0.05)
+        with pytest.raises(ValueError, match="at most"):
+            fork_server._Channel(ours, child=False).take_arrived()
 
 
 def test_a_child_reads_no_further_than_its_message() -> None:

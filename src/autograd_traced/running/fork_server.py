@@ -15,7 +15,10 @@ on which calls ran before.
 
 The child reports steps as it goes (`report(where, seconds)`): each step has a time limit,
 enforced from outside, so even a loop inside a C extension is stopped. The caller gets the
-work's result, or an exception that names the step that was running.
+work's result, or an exception that names the step that was running. Steps travel on a
+socket of their own that the caller reads when it looks at the clock (every POLL seconds)
+or hears from the child: a page reports a step before each example, thousands a build, and
+waking the caller for each cost a twentieth of a 40-page build.
 """
 
 from __future__ import annotations
@@ -75,12 +78,12 @@ class _Channel:
     the child; the child sends JSON only: unpickling what a child sent would run whatever
     code the child chose, in the caller's process.
 
-    The caller reads ahead: a page reports a step before each example, thousands a build,
-    and each read of the socket releases the build's GIL, which its main thread (converting
-    pages) holds for up to a switch interval before this thread gets it back. One read takes
-    every message that has arrived. The child reads exactly what it asked for: a branch's
-    first message is followed, on the same socket, by control messages that carry file
-    descriptors, which a read ahead would swallow."""
+    The caller reads ahead: each read of the socket releases the build's GIL, which its main
+    thread (converting pages) holds for up to a switch interval before this thread gets it
+    back, so one read takes every message that has arrived (a page's steps, thousands a
+    build, all of them at a look: `take_arrived`). The child reads exactly what it asked
+    for: a branch's first message is followed, on the same socket, by control messages
+    that carry file descriptors, which a read ahead would swallow."""
 
     def __init__(self, sock: socket.socket, *, child: bool) -> None:
         self.sock = sock
@@ -93,6 +96,23 @@ class _Channel:
         else:
             data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         self.sock.sendall(_HEADER.pack(len(data)) + data)
+
+    def take_arrived(self) -> list[Any]:
+        """The whole messages that have arrived, without waiting for more (the caller's side):
+        a message begun is taken once it has all arrived."""
+        self.sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            for _ in range(_TAKEN_AT_ONCE):  # a child that never stops writing: later
+                chunk = self.sock.recv(_AHEAD)
+                self._ahead += chunk
+                if len(chunk) < _AHEAD:  # all there was (or the end: the child has gone)
+                    break
+        messages = []
+        while self.has_message():
+            messages.append(self.receive(None))
+        if len(self._ahead) >= _HEADER.size and _HEADER.unpack_from(self._ahead)[0] > MAX_MESSAGE:
+            self.receive(None)  # raises: a message too large to wait for
+        return messages
 
     def has_message(self) -> bool:
         """Whether a whole message was read ahead: `receive` returns without reading."""
@@ -126,6 +146,49 @@ class _Channel:
 
 
 _AHEAD = 1 << 16  # bytes the caller asks for at once: many step reports
+_TAKEN_AT_ONCE = 16  # reads of a child's steps at one look: a megabyte, ten thousand steps
+
+
+class _Progress:
+    """The step a child is running, as its steps socket says: read when the caller looks
+    (catch_up), by the thread that waits on the child or, on Ctrl-C, by another."""
+
+    def __init__(self, where: str, steps: _Channel | None) -> None:
+        self.where = where
+        self.step: _Step | None = None
+        self.pid = 0
+        self._steps = steps
+        self._lock = threading.Lock()
+
+    def catch_up(self) -> None:
+        """Take every step reported since the last look: the last one is running, its clock
+        started now (it started at most a look ago: a limit is overrun by at most POLL)."""
+        if self._steps is None:
+            return
+        with self._lock:
+            try:
+                arrived = self._steps.take_arrived()
+            except ValueError as error:
+                message = f"its process sent a malformed step: {error}"
+                raise ProtocolError(self.where, message) from None
+            for kind, *payload in arrived:
+                try:
+                    if kind != "step":
+                        raise ValueError
+                    where, limit = str(payload[0]), float(payload[1])
+                except (IndexError, TypeError, ValueError):
+                    raise ProtocolError(self.where, f"a malformed step: {payload!r:.200}") from None
+                self.where = where
+                self.step = _Step(self.pid, limit)
+
+    def overdue(self) -> str:
+        return "" if self.step is None else self.step.overdue()
+
+    def latest(self) -> str:
+        """The step running now, for another thread (Ctrl-C): what it sent reads as sent."""
+        with contextlib.suppress(StepFailed, OSError):
+            self.catch_up()
+        return self.where
 
 
 class ForkServer:
@@ -134,7 +197,7 @@ class ForkServer:
         self._control = control
         self._trunk = trunk  # the server this one was forked from, if it is a branch
         self._lock = threading.Lock()
-        self._running: dict[int, str] = {}  # child pid -> the step it is running
+        self._running: dict[int, _Progress] = {}  # child pid -> the step it is running
         self._interrupts = 0  # Ctrl-Cs so far: a child forked across one is stopped too
         self._branches: dict[str, ForkServer] = {}
         self._branches_lock = threading.Lock()
@@ -163,9 +226,11 @@ class ForkServer:
             branch = self._branches.get(name)
             if branch is None or not branch.alive():
                 starting = f"the {name} server (starting)"
-                channel = _Channel(self._ask_for_child(b"b", starting), child=False)
+                ours, steps = self._ask_for_child(b"b", starting)
+                steps.close()  # a branch serves: it reports no steps
+                channel = _Channel(ours, child=False)
                 try:
-                    pid = self._receive(channel, starting, None)[1]
+                    pid = self._receive(channel, _Progress(starting, None))[1]
                     channel.send(preload)
                 except BaseException:
                     channel.sock.close()
@@ -209,7 +274,10 @@ class ForkServer:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         return sorted(
-            [*running.values(), *(where for b in self._branch_list() for where in b.interrupt())]
+            [
+                *(progress.latest() for progress in running.values()),
+                *(where for b in self._branch_list() for where in b.interrupt()),
+            ]
         )
 
     def running_steps(self) -> list[str]:
@@ -217,7 +285,10 @@ class ForkServer:
         with self._lock:
             running = list(self._running.values())
         return sorted(
-            [*running, *(where for b in self._branch_list() for where in b.running_steps())]
+            [
+                *(progress.latest() for progress in running),
+                *(where for b in self._branch_list() for where in b.running_steps()),
+            ]
         )
 
     def _branch_list(self) -> list[ForkServer]:
@@ -241,31 +312,24 @@ class ForkServer:
         """
         with self._lock:
             interrupts = self._interrupts
-        ours = self._ask_for_child(b"c", starting)
+        ours, steps = self._ask_for_child(b"c", starting)
         channel = _Channel(ours, child=False)
-        where, step, pid = starting, None, 0
+        progress = _Progress(starting, _Channel(steps, child=False))
+        pid = 0
         try:
             # The server, not the child, says which process this is: it is killed at the end.
             try:
-                pid = self._receive(channel, where, None)[1]
+                pid = progress.pid = self._receive(channel, progress)[1]
             except ChildDied:  # no child was forked: the server died as it got the request
-                raise ChildDied(where, "the page's server has ended") from None
+                raise ChildDied(starting, "the page's server has ended") from None
             with self._lock:
                 if self._interrupts != interrupts:  # Ctrl-C came as it was being forked
-                    raise Interrupted(f"interrupted while starting {where}")
-                self._running[pid] = where
+                    raise Interrupted(f"interrupted while starting {starting}")
+                self._running[pid] = progress
             channel.send((function, args))
             while True:
-                kind, *payload = self._receive(channel, where, step)
-                if kind == "step":
-                    try:
-                        where, limit = str(payload[0]), float(payload[1])
-                    except (IndexError, TypeError, ValueError):
-                        raise ProtocolError(where, f"a malformed step: {payload!r:.200}") from None
-                    step = _Step(pid, limit)
-                    with self._lock:
-                        self._running[pid] = where
-                elif kind == "ask" and len(payload) == 2:
+                kind, *payload = self._receive(channel, progress)
+                if kind == "ask" and len(payload) == 2:
                     topic, question = payload
                     try:
                         channel.send(("answer", True, (answers or {})[topic](question)))
@@ -274,48 +338,57 @@ class ForkServer:
                 elif kind == "result" and len(payload) == 1:
                     return payload[0]
                 elif kind == "crash" and len(payload) == 1:  # the work itself raised
-                    raise StepFailed(where, str(payload[0]))
+                    raise StepFailed(progress.where, str(payload[0]))
                 elif kind == "ended" and len(payload) == 1:  # the server's word: it died
-                    raise ChildDied(where, f"the page's process {payload[0]}")
+                    raise ChildDied(progress.where, f"the page's process {payload[0]}")
                 else:
-                    raise ProtocolError(where, f"an unknown message: {kind!r:.200}")
+                    raise ProtocolError(progress.where, f"an unknown message: {kind!r:.200}")
         except KeyboardInterrupt:
-            raise Interrupted(f"interrupted while running {where}") from None
+            raise Interrupted(f"interrupted while running {progress.where}") from None
         finally:
             if pid:
                 with self._lock:
                     self._running.pop(pid, None)
                 processes.kill_group(pid)  # a child that finished, and all it started
             ours.close()
+            steps.close()
 
-    def _ask_for_child(self, kind: bytes, starting: str) -> socket.socket:
-        """Ask the server for a child of `kind` (b"c" a call, b"b" a branch); our end of the
-        socket it will talk on."""
+    def _ask_for_child(self, kind: bytes, starting: str) -> tuple[socket.socket, socket.socket]:
+        """Ask the server for a child of `kind` (b"c" a call, b"b" a branch); our ends of the
+        sockets it will talk and report its steps on."""
         ours, theirs = socket.socketpair()
-        with self._lock, theirs:
+        our_steps, their_steps = socket.socketpair()
+        with self._lock, theirs, their_steps:
             try:
-                socket.send_fds(self._control, [kind], [theirs.fileno()])
+                socket.send_fds(self._control, [kind], [theirs.fileno(), their_steps.fileno()])
             except OSError:  # the server was killed (a page may kill its own server)
                 ours.close()
+                our_steps.close()
                 raise ChildDied(starting, "the page's server has ended") from None
-        return ours
+        return ours, our_steps
 
     @staticmethod
-    def _receive(channel: _Channel, where: str, step: _Step | None) -> Any:
+    def _receive(channel: _Channel, progress: _Progress) -> Any:
+        """The child's next message; its steps are caught up on at every look at the clock,
+        and once more when a message has begun (the child sent its steps before it): a
+        failure names the step that was running."""
         try:
-            while (
-                step is not None and not channel.has_message() and not _readable(channel.sock, POLL)
-            ):
-                if overdue := step.overdue():
-                    raise StepTimedOut(where, overdue)
+            while not channel.has_message() and not _readable(channel.sock, POLL):
+                progress.catch_up()
+                if overdue := progress.overdue():
+                    raise StepTimedOut(progress.where, overdue)
+            progress.catch_up()
             # A message has begun: the rest of it may not take longer than the step may.
+            step = progress.step
             return channel.receive(None if step is None else step.last_moment)
         except TimeoutError:
-            raise StepTimedOut(where, "timed out in the middle of a message") from None
+            raise StepTimedOut(progress.where, "timed out in the middle of a message") from None
         except (EOFError, ConnectionResetError):  # the server has gone too
-            raise ChildDied(where, "the page's process ended abruptly") from None
+            raise ChildDied(progress.where, "the page's process ended abruptly") from None
         except ValueError as error:  # JSON's errors are ValueErrors too
-            raise ProtocolError(where, f"its process sent a malformed message: {error}") from None
+            raise ProtocolError(
+                progress.where, f"its process sent a malformed message: {error}"
+            ) from None
 
 
 POLL = 0.1  # seconds between looks at a step's clock while its page says nothing
@@ -388,7 +461,7 @@ def _serve(control: socket.socket) -> None:
     signal.signal(signal.SIGCHLD, lambda *_: _reap(pages, block=False))
     signal.signal(signal.SIGTERM, stop)
     while True:
-        message, fds, _, _ = socket.recv_fds(control, 1, 1)
+        message, fds, _, _ = socket.recv_fds(control, 1, 2)
         if not message:
             _reap(pages, block=True)
             return
@@ -408,19 +481,21 @@ def _serve(control: socket.socket) -> None:
             processes.die_with_parent()
             try:
                 os.read(go_read, 1)  # until the server has said who this is
-                with socket.socket(fileno=fds[0]) as sock:
+                with socket.socket(fileno=fds[0]) as sock, socket.socket(fileno=fds[1]) as steps:
                     if message == b"b":  # a branch: a server of its own, that imports more
+                        steps.close()
                         preload = _Channel(sock, child=True).receive(None)
                         preload()
                         _serve(sock)
                     else:
-                        _work(_Channel(sock, child=True))
+                        _work(_Channel(sock, child=True), _Channel(steps, child=True))
             finally:
                 os._exit(0)
         with contextlib.suppress(OSError):  # also here: the group exists before the caller
             os.setpgid(pid, pid)  # may kill it, whichever process runs first
         # Kept open until the page is reaped: then the caller hears how it ended.
         pages[pid] = socket.socket(fileno=fds[0])
+        os.close(fds[1])  # the page's alone: no later page inherits it
         os.close(go_read)
         _Channel(pages[pid], child=True).send(["pid", pid])
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
@@ -447,11 +522,11 @@ def _reap(pages: dict[int, socket.socket], *, block: bool) -> None:
                 _Channel(sock, child=True).send(["ended", processes.how_it_ended(status)])
 
 
-def _work(channel: _Channel) -> None:
+def _work(channel: _Channel, steps: _Channel) -> None:
     function, args = channel.receive(None)
 
     def report(where: str, seconds: float) -> None:
-        channel.send(["step", where, seconds])
+        steps.send(["step", where, seconds])
 
     def ask(topic: str, question: object) -> object:
         channel.send(["ask", topic, question])
