@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -493,9 +494,18 @@ def malformed_step(*, report: Callable[[str, float], None], **_: object) -> None
     time.sleep(30)
 
 
-def test_a_malformed_step_fails_the_page_at_the_step_before_it() -> None:
-    with pytest.raises(fork_server.ProtocolError, match="a malformed step") as raised:
-        fork_server.shared().call(malformed_step)
+def forged_step(*, report: Callable[[str, float], None], **_: object) -> None:
+    report("snippets/bad.pycon:1 (used by docs/bad.md:3)", 10)
+    json.dumps = lambda *args, **kwargs: "not JSON"  # what a hostile snippet can do
+    report("snippets/bad.pycon:2 (used by docs/bad.md:3)", 10)
+    time.sleep(30)
+
+
+@pytest.mark.parametrize("work", [malformed_step, forged_step])
+def test_a_malformed_step_fails_the_page_at_the_step_before_it(work: Callable[..., None]) -> None:
+    # Both steps arrive at one look: the good one is taken before the bad one fails the page.
+    with pytest.raises(fork_server.ProtocolError, match="sent a malformed message") as raised:
+        fork_server.shared().call(work)
     assert raised.value.where == "snippets/bad.pycon:1 (used by docs/bad.md:3)"
 
 
@@ -503,15 +513,15 @@ def test_steps_are_taken_whole_as_they_arrive_without_waiting() -> None:
     ours, theirs = socket.socketpair()
     with ours, theirs:
         caller = fork_server._Channel(ours, child=False)
-        assert caller.take_arrived() == []  # nothing yet: it returns, it does not wait
+        assert list(caller.take_arrived()) == []  # nothing yet: it returns, it does not wait
         fork_server._Channel(theirs, child=True).send(["step", "snippets/a.pycon:1", 5.0])
         half = b'["step", "snippets/a.pycon:2", 5.0]'
         theirs.sendall(fork_server._HEADER.pack(len(half)) + half[:10])
         time.sleep(0.05)  # both have arrived
-        assert caller.take_arrived() == [["step", "snippets/a.pycon:1", 5.0]]
+        assert list(caller.take_arrived()) == [["step", "snippets/a.pycon:1", 5.0]]
         theirs.sendall(half[10:])
         time.sleep(0.05)
-        assert caller.take_arrived() == [["step", "snippets/a.pycon:2", 5.0]]
+        assert list(caller.take_arrived()) == [["step", "snippets/a.pycon:2", 5.0]]
 
 
 def test_a_step_too_large_to_wait_for_is_refused_at_once() -> None:
@@ -520,7 +530,7 @@ def test_a_step_too_large_to_wait_for_is_refused_at_once() -> None:
         theirs.sendall(fork_server._HEADER.pack(fork_server.MAX_MESSAGE + 1) + b"[")
         time.sleep(0.05)
         with pytest.raises(ValueError, match="at most"):
-            fork_server._Channel(ours, child=False).take_arrived()
+            list(fork_server._Channel(ours, child=False).take_arrived())
 
 
 def test_a_child_reads_no_further_than_its_message() -> None:

@@ -35,7 +35,7 @@ import struct
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from autograd_traced.running import processes
@@ -97,9 +97,10 @@ class _Channel:
             data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         self.sock.sendall(_HEADER.pack(len(data)) + data)
 
-    def take_arrived(self) -> list[Any]:
+    def take_arrived(self) -> Iterator[Any]:
         """The whole messages that have arrived, without waiting for more (the caller's side):
-        a message begun is taken once it has all arrived."""
+        a message begun is taken once it has all arrived. A malformed one raises where it
+        stands, after the ones before it were taken."""
         self.sock.setblocking(False)
         with contextlib.suppress(BlockingIOError):
             for _ in range(_TAKEN_AT_ONCE):  # a child that never stops writing: later
@@ -107,12 +108,10 @@ class _Channel:
                 self._ahead += chunk
                 if len(chunk) < _AHEAD:  # all there was (or the end: the child has gone)
                     break
-        messages = []
         while self.has_message():
-            messages.append(self.receive(None))
+            yield self.receive(None)
         if len(self._ahead) >= _HEADER.size and _HEADER.unpack_from(self._ahead)[0] > MAX_MESSAGE:
             self.receive(None)  # raises: a message too large to wait for
-        return messages
 
     def has_message(self) -> bool:
         """Whether a whole message was read ahead: `receive` returns without reading."""
@@ -167,19 +166,14 @@ class _Progress:
             return
         with self._lock:
             try:
-                arrived = self._steps.take_arrived()
-            except ValueError as error:
-                message = f"its process sent a malformed step: {error}"
+                for kind, *payload in self._steps.take_arrived():
+                    if kind != "step" or len(payload) != 2:
+                        raise ValueError(f"not a step: {[kind, *payload]!r:.200}")
+                    self.where, limit = str(payload[0]), float(payload[1])
+                    self.step = _Step(self.pid, limit)
+            except (TypeError, ValueError) as error:  # JSON's errors are ValueErrors too
+                message = f"its process sent a malformed message: {error}"
                 raise ProtocolError(self.where, message) from None
-            for kind, *payload in arrived:
-                try:
-                    if kind != "step":
-                        raise ValueError
-                    where, limit = str(payload[0]), float(payload[1])
-                except (IndexError, TypeError, ValueError):
-                    raise ProtocolError(self.where, f"a malformed step: {payload!r:.200}") from None
-                self.where = where
-                self.step = _Step(self.pid, limit)
 
     def overdue(self) -> str:
         return "" if self.step is None else self.step.overdue()
