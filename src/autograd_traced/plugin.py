@@ -36,7 +36,7 @@ from autograd_traced.build.stages import Stage, Stages
 from autograd_traced.fences.grammar import headings, in_collapsed_block, section_of
 from autograd_traced.fences.superfences import FenceShow, PageState, error_block
 from autograd_traced.page_html import search_aside, takeaways
-from autograd_traced.page_html.katex import MathError, render_math
+from autograd_traced.page_html.katex import MATH_RE, MathError, render_math, warm_up
 from autograd_traced.page_html.plain_tokens import unwrap_plain_tokens
 from autograd_traced.page_html.program_files import Console, cells_from_runs
 from autograd_traced.page_html.reader_markup import (
@@ -265,6 +265,9 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
     def on_env(self, env, config: MkDocsConfig, files: Files):  # type: ignore[no-untyped-def]
         while self.unfilled:  # the pages whose runs had not ended when they were rendered
             self._finish(*self.unfilled.pop(0))
+        documents = files.documentation_pages()
+        if any(file.page and MATH_RE.search(file.page.content or "") for file in documents):
+            warm_up(self._katex_js(config))  # the pages' runs have ended: a core is free
         if self.config.execute:
             # Taken from the build, never typed: the outputs on every page come from this release.
             release = pages.torch_version(self.cache)
@@ -299,10 +302,9 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         output = search_aside.put_back(output, self.set_aside.pop(page.file.src_uri, []))
         output = unwrap_plain_tokens(strip_indentation(output))
         # After the search plugin took the page's text: the index keeps each formula once, as TeX.
-        katex_js = Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
         try:
             with self.stages.timed(Stage.MATH):
-                output = render_math(output, katex_js)
+                output = render_math(output, self._katex_js(config))
         except MathError as error:
             message = self.fences.failures.add(f"{page.file.src_uri}: {error}")
             if self.serving:
@@ -313,6 +315,10 @@ class AutogradTracedPlugin(BasePlugin[AutogradTracedConfig]):
         if self.dirty is not None:
             self.dirty.written(page, config)
         return output
+
+    @staticmethod
+    def _katex_js(config: MkDocsConfig) -> Path:
+        return Path(config.config_file_path).parent / "docs/assets/katex/katex.min.js"
 
     @event_priority(-50)  # after the search plugin, which writes the index this rewrites
     def on_post_build(self, config: MkDocsConfig) -> None:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from autograd_traced.page_html.katex import MathError, render_math
+from autograd_traced.page_html import katex
+from autograd_traced.page_html.katex import MathError, render_math, warm_up
 from tests.support.paths import DOCS
 
 KATEX_JS = DOCS / "assets" / "katex" / "katex.min.js"
@@ -26,3 +27,22 @@ def test_page_without_math_is_untouched() -> None:
 def test_broken_formula_names_itself() -> None:
     with pytest.raises(MathError, match=r"KaTeX cannot render '\\\\frac\{1\}'"):
         render_math('<span class="arithmatex">\\(\\frac{1}\\)</span>', KATEX_JS)
+
+
+def test_a_warmed_up_renderer_is_the_one_pages_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(katex, "_renderers", {})
+    warm_up(KATEX_JS)
+    (started,) = katex._renderers.values()
+    assert started.process.poll() is None  # running before any page asked for it
+    render_math('<span class="arithmatex">\\(x\\)</span>', KATEX_JS)
+    assert list(katex._renderers.values()) == [started]
+
+
+def test_without_node_the_warm_up_is_silent_and_the_page_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(katex, "_renderers", {})
+    monkeypatch.setenv("PATH", "/nonexistent")
+    warm_up(KATEX_JS)
+    with pytest.raises(MathError, match=r"Node\.js is needed"):
+        render_math('<span class="arithmatex">\\(x\\)</span>', KATEX_JS)
