@@ -68,13 +68,19 @@ def warm_up(katex_js: Path) -> None:
     math waits for it (Node.js and KaTeX take about 0.15 s to start). Should it not start,
     that page says why."""
     with contextlib.suppress(MathError, OSError):
-        if katex_js.resolve() not in _renderers:
-            _renderers[katex_js.resolve()] = _Renderer.start(katex_js.resolve())
+        _renderer(katex_js)
+
+
+def _renderer(katex_js: Path) -> _Renderer:
+    """The process's renderer for `katex_js`, started on first use."""
+    path = katex_js.resolve()
+    if path not in _renderers:
+        _renderers[path] = _Renderer.start(path)
+    return _renderers[path]
 
 
 def _run_katex(items: list[list[object]], katex_js: Path) -> list[dict[str, str]]:
-    renderer = _renderers.get(katex_js.resolve()) or _Renderer.start(katex_js.resolve())
-    _renderers[katex_js.resolve()] = renderer
+    renderer = _renderer(katex_js)
     missing = [item for item in items if _key(item) not in renderer.done]
     if missing:
         for item, result in zip(missing, renderer.render(missing), strict=True):
