@@ -66,6 +66,11 @@ class ProtocolError(StepFailed):
     """The child sent something that is not a message: too large, not JSON, not a list."""
 
 
+def _malformed(where: str, error: Exception) -> ProtocolError:
+    """A message (a step or any other) that the caller cannot read, in the same words."""
+    return ProtocolError(where, f"its process sent a malformed message: {error}")
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C while a child was working: the message names the step it was running."""
 
@@ -172,8 +177,7 @@ class _Progress:
                     self.where, limit = str(payload[0]), float(payload[1])
                     self.step = _Step(self.pid, limit)
             except (TypeError, ValueError) as error:  # JSON's errors are ValueErrors too
-                message = f"its process sent a malformed message: {error}"
-                raise ProtocolError(self.where, message) from None
+                raise _malformed(self.where, error) from None
 
     def overdue(self) -> str:
         return "" if self.step is None else self.step.overdue()
@@ -380,9 +384,7 @@ class ForkServer:
         except (EOFError, ConnectionResetError):  # the server has gone too
             raise ChildDied(progress.where, "the page's process ended abruptly") from None
         except ValueError as error:  # JSON's errors are ValueErrors too
-            raise ProtocolError(
-                progress.where, f"its process sent a malformed message: {error}"
-            ) from None
+            raise _malformed(progress.where, error) from None
 
 
 POLL = 0.1  # seconds between looks at a step's clock while its page says nothing
